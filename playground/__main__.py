@@ -1,0 +1,4 @@
+"""`python -m playground ...` runs the CLI."""
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""Settings from environment variables, each with its default; the README lists them all."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+
+def _env(name: str, default: object) -> object:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if isinstance(default, bool):
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    if isinstance(default, int):
+        return int(raw)
+    if isinstance(default, float):
+        return float(raw)
+    return raw
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Engine
+    max_tensor_elements: int = 1 << 24          # PLAYGROUND_MAX_TENSOR_ELEMENTS
+    output_cap_bytes: int = 1 << 20              # PLAYGROUND_OUTPUT_CAP_BYTES
+    gpu_memory_mb: int = 2048                    # PLAYGROUND_GPU_MEMORY_MB, per worker
+    # Sandbox and pool
+    executor: str = "local"                      # PLAYGROUND_EXECUTOR: local | ray
+    pool_size: int = 2                           # PLAYGROUND_POOL_SIZE
+    queue_limit: int = 16                        # PLAYGROUND_QUEUE_LIMIT
+    timeout_s: float = 30.0                      # PLAYGROUND_TIMEOUT_S, wall clock per job
+    cpu_s: int = 60                              # PLAYGROUND_CPU_S, CPU seconds per job
+    memory_mb: int = 4096                        # PLAYGROUND_MEMORY_MB, address space per job
+    file_mb: int = 64                            # PLAYGROUND_FILE_MB, largest file a job writes
+    tmp_mb: int = 64                             # PLAYGROUND_TMP_MB, the job's private /tmp
+    processes: int = 256                         # PLAYGROUND_PROCESSES, per job uid (threads too)
+    open_files: int = 256                        # PLAYGROUND_OPEN_FILES
+    isolation: str = "auto"                      # PLAYGROUND_ISOLATION: auto | bubblewrap | process
+    python: str = ""                             # PLAYGROUND_PYTHON, worker interpreter
+    # Service (the hosted app)
+    max_source_bytes: int = 64 * 1024            # PLAYGROUND_MAX_SOURCE_BYTES
+    max_calls: int = 50                          # PLAYGROUND_MAX_CALLS
+    max_timing_budget_s: float = 10.0            # PLAYGROUND_MAX_TIMING_BUDGET_S
+    runs_per_minute: int = 20                    # PLAYGROUND_RUNS_PER_MINUTE, per session
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        return cls(**{f.name: _env(f"PLAYGROUND_{f.name.upper()}", f.default) for f in fields(cls)})
+
+
+def settings() -> Settings:
+    return Settings.from_env()

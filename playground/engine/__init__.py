@@ -1,0 +1,257 @@
+"""The analysis engine: runs one Job through TensorFlow and returns a Report. Imports TF.
+
+The pipeline reads as a list (see analyze): load the source, resolve the entry, build the
+tf.function, run the call plan recording traces, convert the code, inspect the graph, time it,
+detect pitfalls. Each step lives in its own module.
+"""
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep C++ info lines out of user output
+import tensorflow as tf  # noqa: E402
+
+from .. import specs
+from ..config import settings
+from ..errors import PlaygroundError
+from ..job import ErrorInfo, FunctionReport, Job, Report
+from . import convert, device as devices, graphs, pitfalls, timing
+from .capture import OutputCapture
+from .entry import ScriptRecorder, resolve, source_function, unwrap
+from .source import compile_source, error_info, new_module
+from .tracing import Emit, TrackedFunction
+from .values import make_args
+
+RESOURCE_ERRORS = (MemoryError, tf.errors.ResourceExhaustedError)
+
+
+def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
+    """Runs the job in this process. Callers that run untrusted code go through the sandbox."""
+    emit = emit or (lambda event: None)
+    started = time.perf_counter()
+    config = settings()
+    capture = OutputCapture(config.output_cap_bytes)
+    run = _Run(job, emit, capture)
+    reports: Optional[list[FunctionReport]] = None
+    try:
+        calls = [specs.parse_call(c, max_elements=config.max_tensor_elements) for c in job.calls]
+        signature = specs.parse_signature(job.signature or "")
+        device = devices.select(job.device)
+        run.device = device
+        with capture.redirect(), tf.device(device), _retracing_warnings() as retrace_log:
+            code = compile_source(job.source, job.filename)                  # 1. load the source
+            module = new_module(job.filename)
+            if job.function is None:
+                run.script_mode(code, module.__dict__)                        # 2-4, script mode
+            else:
+                run.exec_module(code, module.__dict__)
+                target = resolve(job.function, module.__dict__)               # 2. resolve the entry
+                run.entry_mode(target, calls, signature)                      # 3-4. wrap and call
+            run.stdout = capture.text()
+            reports = [run.function_report(t, retrace_log) for t in run.tracked]  # 5-7
+    except _Stop:
+        run.stdout = capture.text()
+    except PlaygroundError as e:
+        run.error = run.error or ErrorInfo(type(e).__name__, str(e), None)
+    except RESOURCE_ERRORS as e:
+        run.error, run.status = error_info(e, job.filename), "memory"
+    finally:
+        run.stdout = run.stdout or _safe_text(capture)
+        capture.close()
+    if reports is None:
+        reports = [run.function_report_safe(t) for t in run.tracked]
+    warnings = pitfalls.detect(job.source, reports, run.tracked_sources())          # 8. pitfalls
+    return run.report(reports, warnings, time.perf_counter() - started, capture.truncated)
+
+
+class _Run:
+    """The state of one analysis, so each pipeline step stays a short method."""
+
+    def __init__(self, job: Job, emit: Emit, capture: OutputCapture) -> None:
+        self.job, self.emit, self.capture = job, emit, capture
+        self.tracked: list[TrackedFunction] = []
+        self.options: dict[int, dict] = {}
+        self.error: Optional[ErrorInfo] = None
+        self.status = "ok"
+        self.stdout = ""
+        self.device = "/CPU:0"
+
+    def make_tracked(self, fn: Any, name: str, python_function: Callable) -> TrackedFunction:
+        return TrackedFunction(fn, name, python_function, capture=self.capture,
+                               filename=self.job.filename, emit=self.emit)
+
+    def exec_module(self, code: Any, namespace: dict) -> None:
+        try:
+            exec(code, namespace)  # noqa: S102 - this is the user's code, inside the sandbox
+        except RESOURCE_ERRORS:
+            raise
+        except Exception as e:  # SystemExit too is the user's: report it, don't exit
+            self.error = error_info(e, self.job.filename)
+            raise _Stop() from e
+        except SystemExit as e:
+            self.error = ErrorInfo("SystemExit", f"the code called exit({e.code})", None)
+            raise _Stop() from e
+
+    def script_mode(self, code: Any, namespace: dict) -> None:
+        overrides = {k: True for k in ("reduce_retracing", "jit_compile") if getattr(self.job, k)}
+        recorder = ScriptRecorder(self.make_tracked, overrides)
+        try:
+            with recorder.patched():
+                self.exec_module(code, namespace)
+        except _Stop:
+            pass
+        finally:
+            self.tracked = recorder.functions
+            self.options = {id(t): recorder.options[id(t)] for t in self.tracked}
+
+    def entry_mode(self, target: Any, calls: list[specs.CallSpec],
+                   signature: tuple[specs.TensorSpec, ...]) -> None:
+        python_function, user_options = unwrap(target)
+        options = {
+            "input_signature": [tf.TensorSpec(s.shape, s.dtype) for s in signature] or
+            user_options.get("input_signature"),
+            "reduce_retracing": self.job.reduce_retracing or user_options.get("reduce_retracing", False),
+            "jit_compile": self.job.jit_compile or user_options.get("jit_compile", False),
+        }
+        name = self.job.function or getattr(python_function, "__name__", "function")
+        try:
+            fn = tf.function(python_function, **options)
+        except Exception as e:
+            self.error = error_info(e, self.job.filename)
+            return
+        tracked = self.make_tracked(fn, name, python_function)
+        self.tracked, self.options = [tracked], {id(tracked): options}
+        for index, call in enumerate(calls):
+            mismatch = _arity_error(python_function, call, options["input_signature"])
+            if mismatch:
+                tracked.record_refused(str(call), mismatch)
+                continue
+            args, kwargs = make_args(call, index)
+            tracked.call(args, kwargs, str(call))
+
+    def function_report(self, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
+        options = self.options.get(id(tracked), {})
+        code, note = convert.converted_code(tracked.python_function)   # 5. convert the code
+        graph = hlo = measured = None
+        notes = [note] if note else []
+        if tracked.traces or tracked.tracing_count:
+            tracked.concrete_signatures()
+            if tracked.traces:
+                try:
+                    graph = graphs.graph_info(tracked.traces[-1])    # 6. inspect the graph
+                except Exception as e:
+                    notes.append(f"graph inspection failed: {type(e).__name__}: {e}")
+        if tracked.last_ok_args is not None:
+            args, kwargs = tracked.last_ok_args
+            if options.get("jit_compile"):
+                hlo, hlo_note = graphs.hlo_text(tracked.python_function, options, args, kwargs)
+                notes += [hlo_note] if hlo_note else []
+            if self.job.timing:                                       # 7. time it
+                try:
+                    measured = timing.measure(
+                        tracked.python_function, {k: v for k, v in options.items()
+                                                  if k != "jit_compile"},
+                        args, kwargs, budget_s=self.job.timing_budget_s, device=self.device,
+                        progress=lambda mode, done: self.emit(
+                            {"event": "timing", "function": tracked.name, "mode": mode,
+                             "progress": done}))
+                except Exception as e:
+                    notes.append(f"timing failed: {type(e).__name__}: {e}")
+        return FunctionReport(
+            name=tracked.name, tracing_count=tracked.tracing_count, calls=tracked.calls,
+            concrete_signatures=tracked.concrete_signatures(), converted_code=code,
+            graph=graph, hlo=hlo, timing=measured, conversion_note=" ".join(notes),
+            retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
+            line=_line_of(tracked.python_function, self.job.filename))
+
+    def function_report_safe(self, tracked: TrackedFunction) -> FunctionReport:
+        return FunctionReport(name=tracked.name, tracing_count=tracked.tracing_count,
+                              calls=tracked.calls, concrete_signatures=[], converted_code=None,
+                              graph=None, hlo=None, timing=None)
+
+    def tracked_sources(self) -> list[Callable]:
+        return [source_function(t.python_function) for t in self.tracked]
+
+    def report(self, functions: list[FunctionReport], warnings: list, duration: float,
+               truncated: bool) -> Report:
+        status = self.status
+        if status == "ok" and (self.error or any(c.error for f in functions for c in f.calls)):
+            status = "error"
+        message = _summary(status, self.error, functions)
+        if truncated:
+            status, message = "killed", "Output limit: 1 MiB printed, rest dropped"
+        return Report(tensorflow_version=tf.__version__, device=devices.describe(self.device),
+                      status=status, error=self.error, stdout=self.stdout, warnings=warnings,
+                      functions=functions, message=message, duration_s=duration,
+                      environment=devices.environment(self.device))
+
+
+def _safe_text(capture: OutputCapture) -> str:
+    try:
+        return capture.text()
+    except (OSError, ValueError):
+        return ""
+
+
+class _Stop(Exception):
+    """The user's module raised; its error is recorded and the pipeline goes on to report."""
+
+
+def _arity_error(python_function: Callable, call: specs.CallSpec, signature: Any) -> str:
+    try:
+        parameters = inspect.signature(python_function)
+    except (TypeError, ValueError):
+        return ""
+    try:
+        parameters.bind(*call.args, **dict(call.kwargs))
+    except TypeError as e:
+        names = ", ".join(parameters.parameters) or "no arguments"
+        return f"call ({call}) does not fit {python_function.__name__}({names}): {e}"
+    return ""
+
+
+def _mentions(message: str, tracked: TrackedFunction) -> bool:
+    name = getattr(source_function(tracked.python_function), "__qualname__", tracked.name)
+    return f"<function {name} at" in message or tracked.name in message
+
+
+def _line_of(python_function: Callable, filename: str) -> Optional[int]:
+    code = getattr(source_function(python_function), "__code__", None)
+    return code.co_firstlineno if code is not None and code.co_filename == filename else None
+
+
+def _summary(status: str, error: Optional[ErrorInfo], functions: list[FunctionReport]) -> str:
+    traces = sum(f.tracing_count for f in functions)
+    calls = sum(len(f.calls) for f in functions)
+    if error is not None:
+        where = f" (line {error.line})" if error.line else ""
+        return f"{error.type}{where}: {error.message.splitlines()[0][:200]}"
+    failed = sum(1 for f in functions for c in f.calls if c.error)
+    text = f"{len(functions)} function(s), {calls} call(s), {traces} trace(s)"
+    return text + (f", {failed} call(s) raised" if failed else "")
+
+
+@contextmanager
+def _retracing_warnings() -> Iterator[list[str]]:
+    """TF logs 'N out of the last M calls ... triggered tf.function retracing' at most twice per
+    Python function; keep the text to show it, but count traces ourselves."""
+    messages: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            text = record.getMessage()
+            if "retracing" in text:
+                messages.append(text)
+
+    handler = Keep(level=logging.WARNING)
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)

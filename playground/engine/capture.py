@@ -1,0 +1,62 @@
+"""Captures everything a run prints (Python print, tf.print, C++ logs) at the file-descriptor level.
+
+tf.print writes from C++ straight to fd 2, so swapping sys.stdout is not enough. All output goes
+to one temp file; each call remembers its byte offsets, so nested segments (a script calling
+several functions) need no nesting of redirections.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from typing import Iterator
+
+DEFAULT_OUTPUT_CAP = 1 << 20  # 1 MiB kept per run; the rest is dropped
+
+
+class OutputCapture:
+    def __init__(self, cap_bytes: int = DEFAULT_OUTPUT_CAP) -> None:
+        self.cap_bytes = cap_bytes
+        self._file = tempfile.TemporaryFile()
+        self._saved: list[int] = []
+        self.truncated = False
+
+    def offset(self) -> int:
+        _flush()
+        return os.fstat(self._file.fileno()).st_size
+
+    def text(self, start: int = 0, end: int | None = None) -> str:
+        end = self.offset() if end is None else end
+        length = end - start
+        if length > self.cap_bytes:
+            self.truncated = True
+            length = self.cap_bytes
+        data = os.pread(self._file.fileno(), length, start)
+        return data.decode("utf-8", "replace")
+
+    @contextmanager
+    def redirect(self) -> Iterator["OutputCapture"]:
+        _flush()
+        self._saved = [os.dup(1), os.dup(2)]
+        os.dup2(self._file.fileno(), 1)
+        os.dup2(self._file.fileno(), 2)
+        try:
+            yield self
+        finally:
+            _flush()
+            os.dup2(self._saved[0], 1)
+            os.dup2(self._saved[1], 2)
+            for fd in self._saved:
+                os.close(fd)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass

@@ -1,0 +1,101 @@
+"""Inspects traced graphs: true op counts (nested bodies included), Grappler's optimised graph,
+a graphviz drawing, and XLA's HLO through a separate tf.function so user counts stay true."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Optional
+
+import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2, meta_graph_pb2
+from tensorflow.python.grappler import tf_optimizer
+
+from ..job import GraphInfo
+
+MAX_DOT_NODES = 60
+LOWERED = {"StatelessIf", "If", "StatelessWhile", "While", "StatefulPartitionedCall",
+           "PartitionedCall"}
+CONTROL_FLOW_V1 = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}
+
+
+def op_types(graph_def: Any) -> Counter:
+    """Counts every node, including those inside function bodies (tf.cond, tf.while_loop)."""
+    counts = Counter(node.op for node in graph_def.node)
+    for function in graph_def.library.function:
+        counts.update(node.op for node in function.node_def)
+    return counts
+
+
+def optimize(concrete: Any) -> Any:
+    """Runs Grappler's default passes over a concrete function's graph, as the runtime would."""
+    graph = concrete.graph
+    meta = tf.compat.v1.train.export_meta_graph(graph_def=graph.as_graph_def(), graph=graph)
+    fetches = meta_graph_pb2.CollectionDef()
+    for tensor in concrete.outputs:
+        fetches.node_list.value.append(tensor.name)
+    for op in graph.control_outputs:
+        fetches.node_list.value.append(op.name)
+    meta.collection_def["train_op"].CopyFrom(fetches)
+    return tf_optimizer.OptimizeGraph(config_pb2.ConfigProto(), meta)
+
+
+def graph_info(concrete: Any) -> GraphInfo:
+    graph_def = concrete.graph.as_graph_def()
+    before = op_types(graph_def)
+    try:
+        after = op_types(optimize(concrete))
+        note = explain(before, after)
+    except Exception as e:  # Grappler rejects some graphs; the unoptimised view still helps
+        after, note = Counter(), f"Grappler could not optimise this graph: {type(e).__name__}: {e}"
+    return GraphInfo(op_count=sum(before.values()), op_count_optimized=sum(after.values()),
+                     op_types=dict(before.most_common()), op_types_optimized=dict(after.most_common()),
+                     dot=to_dot(graph_def), note=note)
+
+
+def explain(before: Counter, after: Counter) -> str:
+    """Says why the counts moved: folded or pruned ops, and control flow lowered by Grappler."""
+    notes = []
+    n_before, n_after = sum(before.values()), sum(after.values())
+    if n_after < n_before:
+        gone = [f"{op} {before[op]}->{after.get(op, 0)}" for op in before
+                if after.get(op, 0) < before[op]]
+        notes.append(f"Grappler removed {n_before - n_after} of {n_before} ops "
+                     f"(constant folding, dead-code and duplicate elimination): {', '.join(gone[:8])}.")
+    lowered = [op for op in before if op in LOWERED and after.get(op, 0) < before[op]]
+    if any(op in CONTROL_FLOW_V1 for op in after) and lowered:
+        notes.append(f"{', '.join(sorted(lowered))} were lowered to Switch/Merge/Enter/Exit "
+                     "control-flow ops, so op types change, not only counts.")
+    if n_after > n_before:
+        notes.append(f"Grappler added {n_after - n_before} ops (lowering control flow or "
+                     "inlining function bodies expands them).")
+    return " ".join(notes) or "Grappler left the op count unchanged."
+
+
+def to_dot(graph_def: Any, limit: int = MAX_DOT_NODES) -> str:
+    """A graphviz drawing of the top-level graph; large graphs are cut with a visible note."""
+    nodes = list(graph_def.node)
+    shown = {n.name for n in nodes[:limit]}
+    lines = ["digraph G {", "  rankdir=TB;", '  node [shape=box, style="rounded,filled", '
+             'fillcolor="#eef3fb", fontname="Helvetica", fontsize=10];']
+    for node in nodes[:limit]:
+        lines.append(f'  "{node.name}" [label="{node.name}\\n{node.op}"];')
+        for raw in node.input:
+            source = raw.lstrip("^").split(":")[0]
+            if source in shown:
+                style = ' [style=dashed]' if raw.startswith("^") else ""
+                lines.append(f'  "{source}" -> "{node.name}"{style};')
+    if len(nodes) > limit:
+        lines.append(f'  more [label="... {len(nodes) - limit} more ops not drawn", '
+                     'shape=note, fillcolor="#fff4d6"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def hlo_text(python_function: Callable, options: dict, args: list, kwargs: dict,
+             stage: str = "hlo") -> tuple[Optional[str], str]:
+    """HLO of a fresh jit_compile tf.function, so the user's own tracing count is untouched."""
+    inspector = tf.function(python_function, **{**options, "jit_compile": True})
+    try:
+        return inspector.experimental_get_compiler_ir(*args, **kwargs)(stage=stage), ""
+    except Exception as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return None, f"XLA could not produce HLO: {first[:500]}"

@@ -1,0 +1,96 @@
+"""Times eager vs graph vs XLA honestly: first call (trace, compile) apart from steady state,
+autorange repeats within a budget, the device synchronised before every clock read."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Optional
+
+import tensorflow as tf
+
+from .. import stats
+from ..job import ModeTiming, Timing
+
+MIN_SAMPLE_S = 0.002
+
+
+def device_sync(device: str) -> Callable[[], None]:
+    if device.upper().startswith("GPU") or "/GPU" in device.upper():
+        return tf.test.experimental.sync_devices
+    return lambda: None  # CPU ops have finished when the call returns
+
+
+def time_mode(call: Callable[[], Any], budget_s: float, sync: Callable[[], None],
+              prepare: Optional[Callable[[], Any]] = None) -> tuple[ModeTiming, float, float]:
+    """Returns (timing, trace_s, first_run_s). `prepare` traces without running (graph, XLA)."""
+    sync()
+    t0 = time.perf_counter()
+    if prepare is not None:
+        prepare()
+    trace_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    keep = call()
+    sync()
+    first_run_s = time.perf_counter() - t1
+
+    def run_n(n: int) -> float:
+        nonlocal keep
+        sync()
+        start = time.perf_counter()
+        for _ in range(n):
+            keep = call()  # keep the output alive so no work can be skipped
+        sync()
+        return time.perf_counter() - start
+
+    number = stats.calibrate(run_n, MIN_SAMPLE_S)
+    samples = stats.collect(run_n, number, budget_s)
+    median, iqr = stats.median_iqr(samples)
+    del keep
+    return (ModeTiming(median_s=median, samples_s=samples, iqr_s=iqr,
+                       first_call_s=trace_s + first_run_s, noisy=stats.is_noisy(samples)),
+            trace_s, first_run_s)
+
+
+def measure(python_function: Callable, options: dict, args: list, kwargs: dict, *,
+            budget_s: float, device: str, xla: bool = True,
+            progress: Callable[[str, float], None] = lambda mode, done: None) -> Timing:
+    sync = device_sync(device)
+    modes = ["eager", "graph"] + (["xla"] if xla else [])
+    share = budget_s / len(modes)
+    results: dict[str, ModeTiming] = {}
+    phases: dict[str, dict[str, float]] = {}
+    notes: list[str] = []
+    for i, mode in enumerate(modes):
+        progress(mode, i / len(modes))
+        if mode == "eager":
+            fn: Callable = python_function
+            prepare = None
+        else:
+            fn = tf.function(python_function, **{**options, "jit_compile": mode == "xla"})
+            prepare = (lambda f=fn: f.get_concrete_function(*args, **kwargs))
+        try:
+            timing, trace_s, first_run_s = time_mode(lambda f=fn: f(*args, **kwargs), share, sync,
+                                                     prepare)
+        except Exception as e:
+            notes.append(f"{mode}: could not be timed: {type(e).__name__}: {str(e)[:200]}")
+            continue
+        results[mode] = timing
+        phases[mode] = {"trace_s": trace_s,
+                        "compile_s": max(0.0, first_run_s - timing.median_s) if mode == "xla" else 0.0,
+                        "run_s": timing.median_s if mode == "xla" else first_run_s}
+    progress("done", 1.0)
+    eager, graph = results.get("eager"), results.get("graph")
+    if eager is None or graph is None:
+        raise RuntimeError("; ".join(notes) or "timing failed")
+    xla_t = results.get("xla")
+    for mode, t in results.items():
+        if t.noisy:
+            notes.append(f"{mode}: noisy: IQR > 20% of median; rerun or raise the budget")
+    return Timing(
+        eager=eager, graph=graph, xla=xla_t,
+        first_call_s={"eager": eager.first_call_s, "graph": graph.first_call_s,
+                      "xla": xla_t.first_call_s if xla_t else None},
+        speedup_graph=eager.median_s / graph.median_s,
+        speedup_xla=eager.median_s / xla_t.median_s if xla_t else None,
+        break_even_calls={m: stats.break_even(results[m].first_call_s, results[m].median_s,
+                                              eager.median_s) for m in results if m != "eager"},
+        phases=phases, notes=notes)

@@ -1,0 +1,158 @@
+"""Makes the planned calls on a tf.function and records, per call, whether it traced and why.
+
+TF has no API for why a call retraced. Each trace's function_type holds the TraceType it was
+traced for (TensorSpec(shape=(3,)), Literal[1], ...); the reason diffs the new call's types
+(trace_type.from_value) against the closest earlier trace, and notes when reduce_retracing
+generalised the new trace (e.g. (3,) then (5,) traced as (None,)).
+"""
+from __future__ import annotations
+
+import inspect
+import time
+from typing import Any, Callable, Optional
+
+import tensorflow as tf
+from tensorflow.core.function import trace_type
+
+from ..job import CallRecord, ErrorInfo
+from .capture import OutputCapture
+from .source import error_info
+from .values import summarize
+
+Emit = Callable[[dict], None]
+
+
+class TrackedFunction:
+    """One tf.function under observation, with the record of every call it received."""
+
+    def __init__(self, fn: Any, name: str, python_function: Callable, *, capture: OutputCapture,
+                 filename: str, emit: Optional[Emit] = None) -> None:
+        self.fn = fn
+        self.name = name
+        self.python_function = python_function
+        self.capture = capture
+        self.filename = filename
+        self.emit = emit or (lambda event: None)
+        self.calls: list[CallRecord] = []
+        self.traces: list[Any] = []          # concrete functions, in the order they were traced
+        self.last_ok_args: Optional[tuple[list, dict]] = None
+
+    @property
+    def tracing_count(self) -> int:
+        return int(self.fn.experimental_get_tracing_count())
+
+    def call(self, args: list, kwargs: dict, label: str, *, reraise: bool = False) -> Any:
+        index = len(self.calls)
+        self.emit({"event": "call_started", "function": self.name, "index": index, "args": label})
+        start, before = self.capture.offset(), self.tracing_count
+        t0 = time.perf_counter()
+        result, error, exc = None, None, None
+        try:
+            result = self.fn(*args, **kwargs)
+            output = summarize(result)
+            self.last_ok_args = (args, kwargs)
+        except Exception as e:  # the user's code raised: record it on this call
+            output, error, exc = None, error_info(e, self.filename), e
+        duration = time.perf_counter() - t0
+        after = self.tracing_count
+        retraced = after > before
+        reason = self._reason(args, kwargs) if retraced else None
+        record = CallRecord(index=index, args=label, retraced=retraced, reason=reason,
+                            stdout=self.capture.text(start), output=output, error=error,
+                            tracing_count=after, duration_s=duration)
+        self.calls.append(record)
+        self.emit({"event": "call_finished", "function": self.name, "index": index,
+                   "retraced": retraced, "reason": reason, "tracing_count": after,
+                   "error": error.message if error else None})
+        if exc is not None and reraise:
+            raise exc
+        return result
+
+    def record_refused(self, label: str, message: str) -> None:
+        """A planned call that cannot bind to the function's parameters; TF is not called."""
+        self.calls.append(CallRecord(index=len(self.calls), args=label, retraced=False, reason=None,
+                                     stdout="", output=None, error=ErrorInfo("TypeError", message),
+                                     tracing_count=self.tracing_count))
+
+    def concrete_signatures(self) -> list[str]:
+        self._refresh_traces()
+        return [f"{self.name}{cf.pretty_printed_signature(verbose=False)}" for cf in self.traces]
+
+    def _refresh_traces(self) -> list[Any]:
+        """Appends traces made since the last look; returns the new ones."""
+        if self.tracing_count == 0:
+            return []  # listing would trace an input_signature function
+        known = {id(cf) for cf in self.traces}
+        new = [cf for cf in self.fn._list_all_concrete_functions() if id(cf) not in known]
+        self.traces.extend(new)
+        return new
+
+    def _reason(self, args: list, kwargs: dict) -> str:
+        earlier = list(self.traces)
+        new = self._refresh_traces()
+        traced = _constraints(new[-1]) if new else {}
+        if not earlier:
+            return "first call"
+        observed = self._observed(args, kwargs) or traced
+        best: Optional[list[str]] = None
+        for cf in earlier:
+            old = _constraints(cf)
+            diffs = [_describe(name, old[name], t, traced.get(name))
+                     for name, t in observed.items()
+                     if name in old and not _fits(t, old[name])]
+            added = [f"{name}: new argument" for name in observed if name not in old]
+            diffs += added
+            if best is None or len(diffs) < len(best):
+                best = diffs
+        if best:
+            return "; ".join(best)
+        return ("no argument changed: TF traced again for another reason "
+                "(e.g. a variable was created on the first trace, or a captured value changed)")
+
+    def _observed(self, args: list, kwargs: dict) -> dict[str, Any]:
+        try:
+            bound = inspect.signature(self.python_function).bind(*args, **kwargs)
+            return {name: trace_type.from_value(v) for name, v in bound.arguments.items()}
+        except Exception:  # *args functions, odd signatures: fall back to the traced types
+            return {}
+
+
+def _constraints(cf: Any) -> dict[str, Any]:
+    return {name: p.type_constraint for name, p in cf.function_type.parameters.items()}
+
+
+def _fits(observed: Any, traced: Any) -> bool:
+    try:
+        return bool(observed.is_subtype_of(traced))
+    except Exception:
+        return observed == traced
+
+
+def _shape(spec: Any) -> str:
+    if spec.shape.rank is None:
+        return "<unknown rank>"
+    return str(tuple(spec.shape.as_list()))
+
+
+def _kind(t: Any) -> str:
+    if isinstance(t, tf.TensorSpec):
+        return f"tensor {t.dtype.name} {_shape(t)}"
+    if hasattr(t, "value") and type(t).__name__ == "Literal":
+        return f"Python {type(t.value).__name__} {t.value!r}"
+    return str(t)
+
+
+def _describe(name: str, old: Any, new: Any, traced: Any) -> str:
+    if isinstance(old, tf.TensorSpec) and isinstance(new, tf.TensorSpec):
+        parts = []
+        if old.dtype != new.dtype:
+            parts.append(f"{name}: dtype {old.dtype.name} -> {new.dtype.name}")
+        if _shape(old) != _shape(new):
+            parts.append(f"{name}: shape {_shape(old)} -> {_shape(new)}")
+        text = "; ".join(parts) or f"{name}: {old} -> {new}"
+        if isinstance(traced, tf.TensorSpec) and _shape(traced) != _shape(new):
+            text += f" (reduce_retracing traced it as {_shape(traced)})"
+        return text
+    if type(old).__name__ == "Literal" and type(new).__name__ == "Literal":
+        return f"{name}: Python value {old.value!r} -> {new.value!r}"
+    return f"{name}: {_kind(old)} -> {_kind(new)}"

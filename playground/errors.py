@@ -1,0 +1,43 @@
+"""The playground's error hierarchy: every error a user can cause, and nothing else.
+
+    PlaygroundError                 base; the UI and CLI catch this and show its message
+    ├── SpecError(ValueError)       a malformed shape, unknown dtype or bad call literal
+    │   └── TensorTooLargeError     a tensor spec over the element cap, refused before allocating
+    ├── SourceError(ValueError)     the pasted source does not compile or fails at import
+    ├── EntryError(LookupError)     the --function entry is missing or not callable
+    ├── LimitError(RuntimeError)    a service limit (source size, calls per plan, rate, queue full)
+    └── SandboxError(RuntimeError)  the sandbox could not run the job at all
+
+Each class also subclasses the matching builtin, as AutoGraph's
+InaccessibleSourceCodeError(PyCTError, ValueError) does, so callers may catch either.
+Anything that is not a PlaygroundError is a bug in the playground and surfaces as one.
+"""
+from __future__ import annotations
+
+
+class PlaygroundError(Exception):
+    """Base of every error the user can cause; its message is shown as is."""
+
+
+class SpecError(PlaygroundError, ValueError):
+    """A tensor spec, signature or call literal that does not parse."""
+
+
+class TensorTooLargeError(SpecError):
+    """A tensor spec whose element count is over the configured cap."""
+
+
+class SourceError(PlaygroundError, ValueError):
+    """Pasted source that does not compile or raises while loading."""
+
+
+class EntryError(PlaygroundError, LookupError):
+    """An entry function that does not exist or is not callable."""
+
+
+class LimitError(PlaygroundError, RuntimeError):
+    """A service limit was hit; the message says which and what to do."""
+
+
+class SandboxError(PlaygroundError, RuntimeError):
+    """The sandbox could not start or talk to a worker."""

@@ -1,0 +1,36 @@
+"""The one interface front-ends use to run a Job: submit(job) -> Report, never TF in-process.
+
+Implementations: the local sandboxed worker pool (playground.sandbox, the default) and the Ray
+executor (playground.ray_executor, PLAYGROUND_EXECUTOR=ray). Tests may pass any object with the
+same two methods, e.g. one that returns a recorded report.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Protocol
+
+from .config import Settings
+from .errors import LimitError
+from .job import Job, Report
+
+# Events are plain dicts with an "event" key, streamed while a job runs:
+#   {"event": "queued", "position": 2}      jobs ahead of this one
+#   {"event": "started"}                    a worker took the job
+#   {"event": "call_started" | "call_finished", "function", "index", "retraced", "reason", ...}
+#   {"event": "timing", "function", "mode", "progress": 0..1}
+OnEvent = Callable[[dict], None]
+
+
+class Executor(Protocol):
+    def submit(self, job: Job, on_event: Optional[OnEvent] = None) -> Report: ...
+
+    def close(self) -> None: ...
+
+
+def make_executor(settings: Settings) -> Executor:
+    if settings.executor == "local":
+        from .sandbox.pool import WorkerPool
+        return WorkerPool.from_settings(settings)
+    if settings.executor == "ray":
+        from .ray_executor import RayExecutor
+        return RayExecutor.from_settings(settings)
+    raise LimitError(f"unknown PLAYGROUND_EXECUTOR {settings.executor!r}: use local or ray")

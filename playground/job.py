@@ -1,0 +1,184 @@
+"""Job and Report: the only data that crosses between front-ends, sandbox and engine.
+
+Both are frozen dataclasses of plain values with a JSON round trip, so a test can feed the
+UI a recorded report and a fake executor can stand in for the worker pool.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+Status = Literal["ok", "error", "timeout", "memory", "killed"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """What to analyse: source, entry, call plan (CLI grammar) and tf.function options."""
+
+    source: str
+    function: Optional[str] = None          # None: run the source as a script
+    calls: tuple[str, ...] = ()
+    signature: Optional[str] = None         # "float32[None,3], int32[]"
+    reduce_retracing: bool = False
+    jit_compile: bool = False
+    timing: bool = False
+    timing_budget_s: float = 2.0
+    device: str = "auto"                    # auto | cpu | gpu
+    timeout_s: float = 30.0
+    filename: str = "playground_input.py"   # shown in tracebacks and to AutoGraph
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    type: str
+    message: str
+    line: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Warning:
+    code: str
+    line: Optional[int]
+    message: str
+    fix: str = ""
+    function: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    index: int
+    args: str                               # the call as written, e.g. "float32[3]"
+    retraced: bool
+    reason: Optional[str]
+    stdout: str
+    output: Optional[str]
+    error: Optional[ErrorInfo] = None
+    tracing_count: int = 0                  # TF's count after this call
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class GraphInfo:
+    op_count: int
+    op_count_optimized: int
+    op_types: dict[str, int]
+    op_types_optimized: dict[str, int] = field(default_factory=dict)
+    dot: str = ""                           # graphviz of the last traced graph
+    note: str = ""                          # why before/after differ (folding, lowering)
+
+
+@dataclass(frozen=True)
+class ModeTiming:
+    median_s: float
+    samples_s: list[float]
+    iqr_s: float = 0.0
+    first_call_s: float = 0.0               # trace (+ compile) + one run
+    noisy: bool = False
+
+
+@dataclass(frozen=True)
+class Timing:
+    eager: ModeTiming
+    graph: ModeTiming
+    xla: Optional[ModeTiming]
+    first_call_s: dict[str, Optional[float]]
+    speedup_graph: float = 0.0
+    speedup_xla: Optional[float] = None
+    break_even_calls: dict[str, Optional[int]] = field(default_factory=dict)
+    phases: dict[str, dict[str, float]] = field(default_factory=dict)   # trace/compile/run per mode
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FunctionReport:
+    name: str
+    tracing_count: int
+    calls: list[CallRecord]
+    concrete_signatures: list[str]
+    converted_code: Optional[str]
+    graph: Optional[GraphInfo]
+    hlo: Optional[str]
+    timing: Optional[Timing]
+    conversion_note: str = ""               # e.g. why AutoGraph could not convert a lambda
+    retracing_warnings: list[str] = field(default_factory=list)
+    line: Optional[int] = None              # where the function is defined
+
+
+@dataclass(frozen=True)
+class SandboxInfo:
+    isolation: str                          # "bubblewrap" | "process" | "none"
+    limits: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExecutorInfo:
+    kind: str                               # "local" | "ray" | "inline"
+    node: str
+
+
+@dataclass(frozen=True)
+class Report:
+    tensorflow_version: str
+    device: str
+    status: Status
+    error: Optional[ErrorInfo]
+    stdout: str
+    warnings: list[Warning]
+    functions: list[FunctionReport]
+    sandbox: Optional[SandboxInfo] = None
+    executor: Optional[ExecutorInfo] = None
+    message: str = ""                       # one line a person reads first
+    duration_s: float = 0.0
+    environment: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tracing_count(self) -> int:
+        return sum(f.tracing_count for f in self.functions)
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(to_dict(self), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Report":
+        return from_dict(cls, json.loads(text))
+
+
+def to_dict(obj: Any) -> Any:
+    return dataclasses.asdict(obj)
+
+
+def job_to_json(job: Job) -> str:
+    return json.dumps(to_dict(job))
+
+
+def job_from_json(text: str) -> Job:
+    return from_dict(Job, json.loads(text))
+
+
+def from_dict(cls: Any, data: Any) -> Any:
+    """Rebuilds a dataclass tree from asdict() output, guided by the type hints."""
+    origin = typing.get_origin(cls)
+    if dataclasses.is_dataclass(cls):
+        hints = typing.get_type_hints(cls)
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: from_dict(hints[k], v) for k, v in data.items() if k in names})
+    if data is None:
+        return None
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(cls) if a is not type(None)]
+        return from_dict(inner[0], data) if len(inner) == 1 else data
+    if origin is list:
+        (item,) = typing.get_args(cls)
+        return [from_dict(item, v) for v in data]
+    if origin is tuple:
+        item = typing.get_args(cls)[0]
+        return tuple(from_dict(item, v) for v in data)
+    if origin is dict:
+        _, value = typing.get_args(cls)
+        return {k: from_dict(value, v) for k, v in data.items()}
+    return data

@@ -1,0 +1,188 @@
+"""Parses the call-plan grammar: "float32[2,3]" tensor specs, Python literals and name=value calls.
+
+Pure Python (no TensorFlow), so the UI and CLI can reject bad input before a worker starts.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from .errors import SpecError, TensorTooLargeError
+
+# TF's canonical dtype names (tf.dtypes.DType.name), plus the aliases TF accepts.
+DTYPES = (
+    "float16", "bfloat16", "float32", "float64", "half", "double",
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "bool", "complex64", "complex128", "string",
+)
+DEFAULT_MAX_ELEMENTS = 1 << 24  # 16M elements: 64 MiB of float32
+
+_SPEC_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$", re.S)
+_NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S)
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A tensor argument or signature entry: dtype plus dims, None for a dynamic dim."""
+
+    dtype: str
+    shape: tuple[int | None, ...]
+
+    def __str__(self) -> str:
+        dims = ",".join("None" if d is None else str(d) for d in self.shape)
+        return f"{self.dtype}[{dims}]"
+
+    @property
+    def num_elements(self) -> int:
+        return math.prod(d or 0 for d in self.shape) if self.shape else 1
+
+
+@dataclass(frozen=True)
+class PyValue:
+    """A Python literal argument, e.g. 1, 2.5, True, "a" or None."""
+
+    value: object
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+Arg = Union[TensorSpec, PyValue]
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One call of the plan: positional and keyword arguments, in the order given."""
+
+    args: tuple[Arg, ...] = ()
+    kwargs: tuple[tuple[str, Arg], ...] = ()
+
+    def __str__(self) -> str:
+        parts = [str(a) for a in self.args] + [f"{k}={v}" for k, v in self.kwargs]
+        return ", ".join(parts)
+
+    @property
+    def num_elements(self) -> int:
+        every = list(self.args) + [v for _, v in self.kwargs]
+        return sum(a.num_elements for a in every if isinstance(a, TensorSpec))
+
+
+def split_top_level(text: str) -> list[str]:
+    """Splits on commas that are not inside brackets, parentheses or quotes."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[({":
+            depth += 1
+        elif ch in "])}":
+            depth -= 1
+            if depth < 0:
+                raise SpecError(f"unbalanced '{ch}' in {text!r}")
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if quote:
+        raise SpecError(f"unterminated string in {text!r}")
+    if depth:
+        raise SpecError(f"unclosed bracket in {text!r}")
+    parts.append(text[start:])
+    return parts
+
+
+def parse_dtype(name: str, context: str) -> str:
+    if name in DTYPES:
+        return name
+    close = difflib.get_close_matches(name, DTYPES, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else f"; known dtypes: {', '.join(DTYPES)}"
+    raise SpecError(f"unknown dtype {name!r} in {context!r}{hint}")
+
+
+def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
+                      max_elements: int = DEFAULT_MAX_ELEMENTS) -> TensorSpec:
+    """Parses "float32[2,3]"; None dims only where allow_dynamic (input signatures)."""
+    m = _SPEC_RE.match(text)
+    if not m:
+        raise SpecError(f"expected DTYPE[DIMS] such as float32[2,3], got {text.strip()!r}")
+    dtype = parse_dtype(m.group(1), text.strip())
+    dims_text = m.group(2).strip()
+    shape: list[int | None] = []
+    if dims_text:
+        for raw in dims_text.split(","):
+            dim = raw.strip()
+            if dim in ("None", "?", "-1") and allow_dynamic:
+                shape.append(None)
+            elif dim.isdigit():
+                shape.append(int(dim))
+            elif dim in ("None", "?", "-1"):
+                raise SpecError(
+                    f"dynamic dim {dim!r} in {text.strip()!r}: a call needs concrete sizes; "
+                    "use None only in --signature")
+            else:
+                raise SpecError(f"malformed dim {dim!r} in {text.strip()!r}: dims are "
+                                "non-negative integers" + (" or None" if allow_dynamic else ""))
+    spec = TensorSpec(dtype, tuple(shape))
+    check_size(spec.num_elements, str(spec), max_elements)
+    return spec
+
+
+def check_size(elements: int, what: str, max_elements: int) -> None:
+    if elements > max_elements:
+        raise TensorTooLargeError(
+            f"{what} has {elements:,} elements, over the cap of {max_elements:,} "
+            "(PLAYGROUND_MAX_TENSOR_ELEMENTS); use a smaller shape")
+
+
+def parse_value(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> Arg:
+    """Parses one argument: a tensor spec, or a Python literal."""
+    stripped = text.strip()
+    if not stripped:
+        raise SpecError("empty argument (two commas in a row?)")
+    if _SPEC_RE.match(stripped) and not stripped.startswith(("[", "(")):
+        return parse_tensor_spec(stripped, max_elements=max_elements)
+    try:
+        value = ast.literal_eval(stripped)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise SpecError(
+            f"cannot read argument {stripped!r}: use DTYPE[DIMS] (e.g. float32[3]) "
+            "or a Python literal (1, 2.5, True, \"a\", None)") from None
+    return PyValue(value, stripped)
+
+
+def parse_call(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> CallSpec:
+    """Parses "float32[3], n=2": positional arguments first, then name=value."""
+    if not text.strip():
+        return CallSpec()
+    args: list[Arg] = []
+    kwargs: list[tuple[str, Arg]] = []
+    for part in split_top_level(text):
+        m = _NAME_RE.match(part)
+        if m and not _SPEC_RE.match(part.strip()):
+            name = m.group(1)
+            if any(k == name for k, _ in kwargs):
+                raise SpecError(f"argument {name!r} given twice in {text.strip()!r}")
+            kwargs.append((name, parse_value(m.group(2), max_elements=max_elements)))
+        elif kwargs:
+            raise SpecError(f"positional argument {part.strip()!r} after a keyword "
+                            f"argument in {text.strip()!r}")
+        else:
+            args.append(parse_value(part, max_elements=max_elements))
+    call = CallSpec(tuple(args), tuple(kwargs))
+    check_size(call.num_elements, f"call ({text.strip()})", max_elements)
+    return call
+
+
+def parse_signature(text: str) -> tuple[TensorSpec, ...]:
+    """Parses an input_signature: "float32[None,28,28,1], int32[None]"."""
+    if not text.strip():
+        return ()
+    return tuple(parse_tensor_spec(p, allow_dynamic=True, max_elements=math.inf)  # type: ignore[arg-type]
+                 for p in split_top_level(text))
