@@ -50,7 +50,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
                 run.script_mode(code, module.__dict__)                        # 2-4, script mode
             else:
                 run.exec_module(code, module.__dict__)
-                target = resolve(job.function, module.__dict__)               # 2. resolve the entry
+                target, run.owner = resolve(job.function, module.__dict__)    # 2. resolve the entry
                 run.entry_mode(target, calls, signature)                      # 3-4. wrap and call
             run.stdout = capture.text()
             reports = [run.function_report(t, retrace_log) for t in run.tracked]  # 5-7
@@ -80,6 +80,7 @@ class _Run:
         self.status = "ok"
         self.stdout = ""
         self.device = "/CPU:0"
+        self.owner: Any = None  # keeps the instance of a bound method entry alive
 
     def make_tracked(self, fn: Any, name: str, python_function: Callable) -> TrackedFunction:
         return TrackedFunction(fn, name, python_function, capture=self.capture,

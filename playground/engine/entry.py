@@ -2,6 +2,7 @@
 mode, every tf.function the user's script creates (by patching tf.function while it runs)."""
 from __future__ import annotations
 
+import ast
 import inspect
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -12,10 +13,21 @@ from ..errors import EntryError
 from .tracing import TrackedFunction
 
 
-def resolve(expression: str, namespace: dict) -> Any:
-    """Evaluates a name or expression such as `Counter().increment` in the user's module."""
+def resolve(expression: str, namespace: dict) -> tuple[Any, Any]:
+    """Evaluates a name or expression such as `Counter().increment` in the user's module.
+
+    Returns (callable, owner): the owner is the object left of the last dot, kept alive by the
+    caller because a bound tf.function holds its instance only weakly.
+    """
     try:
-        target = eval(compile(expression, "<--function>", "eval"), namespace)  # noqa: S307
+        tree = ast.parse(expression.strip(), "<--function>", "eval")
+        owner = None
+        if isinstance(tree.body, ast.Attribute):
+            owner = eval(compile(ast.Expression(tree.body.value), "<--function>", "eval"),
+                         namespace)  # noqa: S307 - the user's own expression, in the sandbox
+            target = getattr(owner, tree.body.attr)
+        else:
+            target = eval(compile(tree, "<--function>", "eval"), namespace)  # noqa: S307
     except NameError:
         names = sorted(k for k, v in namespace.items() if callable(v) and not k.startswith("_")
                        and getattr(v, "__module__", None) == namespace.get("__name__"))
@@ -27,7 +39,7 @@ def resolve(expression: str, namespace: dict) -> Any:
         raise EntryError(f"evaluating entry {expression!r} raised {type(e).__name__}: {e}") from e
     if not callable(target):
         raise EntryError(f"entry {expression!r} is a {type(target).__name__}, not a callable")
-    return target
+    return target, owner
 
 
 def unwrap(target: Any) -> tuple[Callable, dict]:

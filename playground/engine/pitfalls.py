@@ -105,10 +105,14 @@ def _static(node: Any, report: FunctionReport, module_values: dict[str, list[int
     local, params = _locals(node), _params(node)
     traces, calls = report.tracing_count, len(report.calls)
     call_errors = " ".join(c.error.message for c in report.calls if c.error)
+    # Calls that ran without a trace ran eagerly (run_functions_eagerly): print and .numpy() work.
+    ran_eagerly = calls > 0 and traces == 0 and not call_errors
     body = node.body if isinstance(node.body, list) else [node.body]
     for sub in (s for stmt in body for s in ast.walk(stmt)):
         if isinstance(sub, ast.Call):
             func = sub.func
+            if ran_eagerly and (_is_print(func) or _is_numpy(func, sub)):
+                continue
             if isinstance(func, ast.Name) and func.id == "print":
                 printed = sum(1 for c in report.calls if c.stdout.strip())
                 out.append(Warning("print-at-trace", sub.lineno,
@@ -183,6 +187,15 @@ def _static(node: Any, report: FunctionReport, module_values: dict[str, list[int
                     f"Pass {sub.id} as a tensor argument (tf.constant) or keep it in a tf.Variable.",
                     name))
     return out
+
+
+def _is_print(func: ast.AST) -> bool:
+    return isinstance(func, ast.Name) and func.id == "print"
+
+
+def _is_numpy(func: ast.AST, call: ast.Call) -> bool:
+    return isinstance(func, ast.Attribute) and (
+        (func.attr == "numpy" and not call.args) or _root(func) in ("np", "numpy"))
 
 
 def _is_variable_init(node: Any, assign: ast.AST) -> bool:

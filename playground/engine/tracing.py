@@ -80,10 +80,12 @@ class TrackedFunction:
 
     def _refresh_traces(self) -> list[Any]:
         """Appends traces made since the last look; returns the new ones."""
-        if self.tracing_count == 0:
-            return []  # listing would trace an input_signature function
+        # The cache itself: _list_all_concrete_functions() would trace an input_signature.
+        cache = getattr(self.fn, "_function_cache", None)
+        if cache is None:
+            return []
         known = {id(cf) for cf in self.traces}
-        new = [cf for cf in self.fn._list_all_concrete_functions() if id(cf) not in known]
+        new = [cf for cf in cache.values() if id(cf) not in known]
         self.traces.extend(new)
         return new
 

@@ -1,0 +1,121 @@
+"""The headless CLI: `python -m playground analyze SOURCE ...` prints a report as text or JSON.
+
+Exit status: 0 the analysis completed with no user error; 1 a report came back but the user's
+code raised or the run was stopped; 2 bad flags or spec syntax (one line on stderr).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Optional, Sequence
+
+from . import gallery, specs
+from .config import Settings, settings as load_settings
+from .errors import PlaygroundError
+from .job import Job, Report
+from .render_text import render
+
+USAGE_ERROR, REPORT_ERROR = 2, 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m playground",
+                                     description="See what tf.function and AutoGraph do to code.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    analyze = commands.add_parser("analyze", help="trace, convert and inspect a function")
+    analyze.add_argument("source", help="a .py file, or - for stdin")
+    analyze.add_argument("--function", metavar="ENTRY",
+                         help="function name or expression such as Counter().increment; "
+                              "omit to run the file as a script")
+    analyze.add_argument("--call", action="append", default=[], metavar="ARGS",
+                         help='one call, e.g. "float32[2,3], n=2"; repeat for a sequence')
+    analyze.add_argument("--signature", metavar="SPECS",
+                         help='input_signature, e.g. "float32[None,28,28,1], int32[None]"')
+    analyze.add_argument("--reduce-retracing", "--experimental-relax-shapes",
+                         action="store_true", dest="reduce_retracing",
+                         help="tf.function(reduce_retracing=True), formerly experimental_relax_shapes")
+    analyze.add_argument("--jit-compile", action="store_true", help="XLA: jit_compile=True")
+    analyze.add_argument("--timing", action="store_true", help="time eager vs graph vs XLA")
+    analyze.add_argument("--timing-budget", type=float, default=2.0, metavar="SECONDS",
+                         help="seconds of measurement per function (default 2)")
+    analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
+    analyze.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                         help="wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)")
+    analyze.add_argument("--json", action="store_true", help="print one JSON object")
+    analyze.add_argument("--in-process", action="store_true",
+                         help="run without the sandbox (trusted code only; for debugging)")
+    example = commands.add_parser("example", help="print a gallery example's source and flags")
+    example.add_argument("slug", nargs="?", help="omit to list the examples")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "example":
+        return show_example(args.slug)
+    config = load_settings()
+    try:
+        job = job_from_args(args, config)
+    except (PlaygroundError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        report = execute(job, config, in_process=args.in_process)
+    except PlaygroundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return REPORT_ERROR
+    print(report.to_json(indent=1) if args.json else render(report))
+    return 0 if report.status == "ok" else REPORT_ERROR
+
+
+def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
+    source = sys.stdin.read() if args.source == "-" else open(args.source, encoding="utf-8").read()
+    for text in args.call:  # reject bad specs before any worker starts
+        specs.parse_call(text, max_elements=config.max_tensor_elements)
+    if args.signature:
+        specs.parse_signature(args.signature)
+    if args.timeout is not None and args.timeout <= 0:
+        raise PlaygroundError(f"--timeout must be positive, got {args.timeout}")
+    filename = "<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1]
+    return Job(source=source, function=args.function, calls=tuple(args.call),
+               signature=args.signature, reduce_retracing=args.reduce_retracing,
+               jit_compile=args.jit_compile, timing=args.timing,
+               timing_budget_s=args.timing_budget, device=args.device,
+               timeout_s=args.timeout if args.timeout is not None else config.timeout_s,
+               filename=filename)
+
+
+def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:
+    if in_process:
+        from .engine import analyze
+        return analyze(job)
+    if config.executor == "local":
+        from .sandbox import run_once
+        return run_once(job, dataclasses.replace(config, timeout_s=job.timeout_s))
+    from .executor import make_executor
+    executor = make_executor(config)
+    try:
+        return executor.submit(job)
+    finally:
+        executor.close()
+
+
+def show_example(slug: Optional[str]) -> int:
+    if slug is None:
+        for e in gallery.EXAMPLES:
+            print(f"{e.slug:28} {e.title}")
+        return 0
+    example = gallery.BY_SLUG.get(slug)
+    if example is None:
+        print(f"error: no example {slug!r}; run `python -m playground example` for the list",
+              file=sys.stderr)
+        return USAGE_ERROR
+    flags = [f"--function {example.function}"] if example.function else []
+    flags += [f'--call "{c}"' for c in example.calls]
+    flags += [f'--signature "{example.signature}"'] if example.signature else []
+    flags += ["--reduce-retracing"] if example.reduce_retracing else []
+    flags += ["--jit-compile"] if example.jit_compile else []
+    print(example.source, end="")
+    print(f"# python -m playground analyze {slug}.py {' '.join(flags)}".rstrip())
+    return 0

@@ -1,0 +1,61 @@
+"""Renders a Report as the plain-text summary a person wants in a terminal."""
+from __future__ import annotations
+
+from .job import FunctionReport, Report
+
+
+def _indent(text: str, prefix: str = "      | ") -> list[str]:
+    return [prefix + line for line in text.rstrip("\n").splitlines()]
+
+
+def render_function(f: FunctionReport) -> list[str]:
+    lines = [f"{f.name}: {f.tracing_count} trace(s) in {len(f.calls)} call(s)"]
+    for c in f.calls:
+        mark = "TRACED" if c.retraced else "cached"
+        head = f"  #{c.index} ({c.args or 'no arguments'})  {mark}"
+        if c.reason:
+            head += f"  because {c.reason}"
+        lines.append(head)
+        lines += _indent(c.stdout) if c.stdout.strip() else []
+        if c.error:
+            where = f" at line {c.error.line}" if c.error.line else ""
+            lines.append(f"      ! {c.error.type}{where}: {c.error.message.splitlines()[-1][:200]}")
+        elif c.output is not None:
+            lines.append(f"      -> {c.output}")
+    if f.graph:
+        g = f.graph
+        lines.append(f"  graph: {g.op_count} ops, {g.op_count_optimized} after Grappler. {g.note}")
+    if f.concrete_signatures:
+        lines.append("  concrete signatures:")
+        lines += [f"    {s}" for s in f.concrete_signatures]
+    if f.hlo:
+        lines.append(f"  HLO: {len(f.hlo.splitlines())} lines (use --json to see it)")
+    if f.timing:
+        t = f.timing
+        lines.append(f"  timing (median per call): eager {t.eager.median_s * 1e6:.1f} us, "
+                     f"graph {t.graph.median_s * 1e6:.1f} us"
+                     + (f", XLA {t.xla.median_s * 1e6:.1f} us" if t.xla else "")
+                     + f"; graph speedup {t.speedup_graph:.2f}x")
+        lines += [f"    note: {n}" for n in t.notes]
+    if f.conversion_note:
+        lines.append(f"  note: {f.conversion_note}")
+    lines += [f"  TF warning: {w}" for w in f.retracing_warnings]
+    return lines
+
+
+def render(report: Report) -> str:
+    isolation = report.sandbox.isolation if report.sandbox else "none (in process)"
+    lines = [f"TensorFlow {report.tensorflow_version} on {report.device}; isolation: {isolation}",
+             f"status: {report.status}: {report.message}"]
+    if report.error:
+        where = f" (line {report.error.line})" if report.error.line else ""
+        lines.append(f"error{where}: {report.error.type}: {report.error.message}")
+    for f in report.functions:
+        lines.append("")
+        lines += render_function(f)
+    if report.warnings:
+        lines += ["", "pitfalls:"]
+        for w in report.warnings:
+            lines.append(f"  line {w.line} [{w.code}] {w.message}")
+            lines.append(f"      fix: {w.fix}")
+    return "\n".join(lines)
