@@ -1,0 +1,45 @@
+"""The Streamlit page: inputs on the left, results on the right; never imports TensorFlow."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ..config import Settings
+from . import editor, keys, options, plan, results, run, state
+
+
+def share_button() -> None:
+    with st.popover("Copy share link", width="stretch"):
+        st.caption("This link reproduces the code and every setting. Nothing is stored on the server.")
+        st.code(state.share_link(), language="text", wrap_lines=True)
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    state.init()
+    st.title("tf.function playground")
+    st.caption("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
+               "traces, converted code, graphs, timings and pitfalls.")
+    inputs, outputs = st.columns([5, 6], gap="large")
+    with inputs:
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        with c1:
+            editor.gallery_picker()
+        with c2:
+            share_button()
+        editor.gallery_panel()
+        infos = editor.source_editor()
+        plan.show_error(keys.SOURCE)
+        info = editor.function_picker(infos)
+        plan.argument_builder(info)
+        plan.plan_text()
+        options.options(settings.max_timing_budget_s)
+        run.run_button(settings)
+    with outputs:
+        if st.session_state.get(keys.RUN_ERROR):
+            st.error(st.session_state[keys.RUN_ERROR])
+        result = state.result()
+        if result is None:
+            st.info("Press **Run** to trace the function with the call plan.")
+        else:
+            results.render(result)
+    state.sync_url()

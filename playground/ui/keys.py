@@ -1,0 +1,42 @@
+"""Every widget and session-state key of the app, in one place (tests address widgets by these)."""
+from __future__ import annotations
+
+# Inputs
+EXAMPLE = "example"
+SOURCE = "source"
+FUNCTION = "function"
+CALLS = "calls"
+SIGNATURE = "signature"
+REDUCE_RETRACING = "reduce_retracing"
+JIT_COMPILE = "jit_compile"
+TIMING = "timing"
+TIMING_BUDGET = "timing_budget"
+DEVICE = "device"
+RUN = "run"
+APPEND_CALL = "append_call"
+BUILD_SIGNATURE = "build_signature"
+SHARE = "share"
+
+# Results and chart-only controls
+RESULT_FUNCTION = "result_function"
+TIMING_LOG = "timing_log"
+TIMING_POINTS = "timing_points"
+DOWNLOAD_CSV = "download_csv"
+DOWNLOAD_JSON = "download_json"
+TRACE_CHART = "trace_chart"
+TIMING_BOX = "timing_box"
+TIMING_PHASES = "timing_phases"
+OP_TYPES_CHART = "op_types_chart"
+
+# Session state that is not a widget
+INITIALISED = "_initialised"
+RESULT = "_result"              # ui.state.Result of the last run
+RUN_ERROR = "_run_error"        # message of a run that produced no report
+FIELD_ERRORS = "_field_errors"  # {widget key: message} from validation
+RUN_TIMES = "_run_times"        # monotonic stamps, for the per-session rate limit
+LOADED_EXAMPLE = "_loaded_example"
+
+
+def param(kind: str, name: str) -> str:
+    """Per-parameter widget key, e.g. param("dtype", "x") -> "param_dtype_x"."""
+    return f"param_{kind}_{name}"

@@ -1,0 +1,38 @@
+"""tf.function options: input_signature, reduce_retracing, jit_compile, timing and device."""
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from . import keys
+from .plan import show_error
+
+REDUCE_LABEL = "reduce_retracing (formerly experimental_relax_shapes)"
+
+
+def gpu_present() -> bool:
+    # Checked without TF: the device nodes exist only on a machine with an NVIDIA GPU.
+    return os.path.exists("/dev/nvidia0")
+
+
+def options(max_budget_s: float) -> None:
+    st.text_input("input_signature", key=keys.SIGNATURE, placeholder="e.g. float32[None,3]",
+                  help="One TensorSpec per parameter, None for a dynamic dim. Empty: no signature.")
+    show_error(keys.SIGNATURE)
+    c1, c2 = st.columns(2)
+    c1.toggle(REDUCE_LABEL, key=keys.REDUCE_RETRACING,
+              help="Generalise shapes after a retrace instead of tracing each new shape.")
+    c2.toggle("jit_compile (XLA)", key=keys.JIT_COMPILE)
+    c1, c2 = st.columns(2)
+    c1.toggle("Time eager vs graph vs XLA", key=keys.TIMING)
+    if float(st.session_state.get(keys.TIMING_BUDGET) or 2.0) > max_budget_s:
+        st.session_state[keys.TIMING_BUDGET] = float(max_budget_s)
+    # Always rendered (disabled when off) so its value survives toggling timing.
+    c2.number_input("Timing budget (s)", key=keys.TIMING_BUDGET, min_value=0.1,
+                    max_value=float(max_budget_s), step=0.5,
+                    disabled=not st.session_state.get(keys.TIMING))
+    show_error(keys.TIMING_BUDGET)
+    if gpu_present():
+        st.session_state.setdefault(keys.DEVICE, "auto")
+        st.radio("Device", ("auto", "cpu", "gpu"), key=keys.DEVICE, horizontal=True)

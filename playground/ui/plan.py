@@ -1,0 +1,119 @@
+"""The call plan: per-parameter argument builder, the plain-text plan (key `calls`) and its checks."""
+from __future__ import annotations
+
+import streamlit as st
+
+from .. import specs
+from ..errors import SpecError
+from . import keys
+from .source_info import FunctionInfo
+
+KINDS = ("tensor", "python")
+
+
+def _shape_text(name: str) -> str:
+    return str(st.session_state.get(keys.param("shape", name), "3")).strip().strip("[]")
+
+
+def param_arg(name: str, *, dynamic: bool) -> str:
+    """One parameter's argument text in the call grammar, e.g. "float32[3]" or "n=2"."""
+    kind = st.session_state.get(keys.param("kind", name), "tensor")
+    if kind == "python":
+        return str(st.session_state.get(keys.param("value", name), "1")).strip() or "None"
+    dtype = st.session_state.get(keys.param("dtype", name), "float32")
+    shape = _shape_text(name)
+    if not dynamic:
+        shape = ",".join("1" if d.strip() == "None" else d.strip() for d in shape.split(",") if d.strip())
+    return f"{dtype}[{shape}]"
+
+
+def append_call(info_params: tuple[str, ...]) -> None:
+    """on_click: turn the per-parameter choices into one more line of the plan."""
+    line = ", ".join(f"{p}={param_arg(p, dynamic=False)}" if i and _is_python(p)
+                     else param_arg(p, dynamic=False) for i, p in enumerate(info_params))
+    current = str(st.session_state.get(keys.CALLS, "")).rstrip("\n")
+    st.session_state[keys.CALLS] = f"{current}\n{line}" if current else line
+
+
+def build_signature(info_params: tuple[str, ...]) -> None:
+    """on_click: input_signature from the tensor parameters, keeping None for dynamic dims."""
+    tensors = [p for p in info_params if not _is_python(p)]
+    st.session_state[keys.SIGNATURE] = ", ".join(param_arg(p, dynamic=True) for p in tensors)
+
+
+def _is_python(name: str) -> bool:
+    return st.session_state.get(keys.param("kind", name), "tensor") == "python"
+
+
+def argument_builder(info: FunctionInfo | None) -> None:
+    if info is None or not info.params:
+        return
+    with st.expander(f"Arguments of {info.name}({', '.join(info.params)})", expanded=False):
+        st.caption("Pick tensor or Python value per parameter, then add a call to the plan. "
+                   "Use None in a shape for a dynamic dim in the input_signature.")
+        for name in info.params:
+            c1, c2, c3 = st.columns([1, 1, 2])
+            kind_key = keys.param("kind", name)
+            st.session_state.setdefault(kind_key, "tensor")
+            c1.selectbox(f"`{name}`", KINDS, key=kind_key)
+            if st.session_state[kind_key] == "tensor":
+                st.session_state.setdefault(keys.param("dtype", name), "float32")
+                st.session_state.setdefault(keys.param("shape", name), "3")
+                c2.selectbox("dtype", specs.DTYPES, key=keys.param("dtype", name))
+                c3.text_input("shape", key=keys.param("shape", name), help="e.g. 3 or 2,3 or None,3")
+            else:
+                st.session_state.setdefault(keys.param("value", name), "1")
+                c3.text_input("Python value", key=keys.param("value", name))
+        b1, b2 = st.columns(2)
+        b1.button("Add this call to the plan", key=keys.APPEND_CALL, on_click=append_call,
+                  args=(info.params,))
+        b2.button("Use as input_signature", key=keys.BUILD_SIGNATURE, on_click=build_signature,
+                  args=(info.params,))
+
+
+def plan_text() -> None:
+    st.text_area("Call plan: one call per line", key=keys.CALLS, height=110,
+                 help='Tensor specs like float32[3] make a random tensor of that shape; Python '
+                      'literals pass as they are; name=value passes by keyword. '
+                      'Example: "float32[2,3], n=2".')
+    show_error(keys.CALLS)
+
+
+def show_error(key: str) -> None:
+    message = st.session_state.get(keys.FIELD_ERRORS, {}).get(key)
+    if message:
+        st.error(message)
+
+
+def call_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def validate(values: dict, *, max_calls: int, max_source_bytes: int,
+             max_budget_s: float) -> dict[str, str]:
+    """Field key -> message for each input that would be refused; empty when it may run."""
+    errors: dict[str, str] = {}
+    source = str(values.get(keys.SOURCE) or "")
+    if not source.strip():
+        errors[keys.SOURCE] = "The editor is empty: paste a function first."
+    elif len(source.encode()) > max_source_bytes:
+        errors[keys.SOURCE] = f"The code is {len(source.encode())} bytes; the limit is {max_source_bytes}."
+    lines = call_lines(str(values.get(keys.CALLS) or ""))
+    if len(lines) > max_calls:
+        errors[keys.CALLS] = f"{len(lines)} calls; the limit is {max_calls} per run."
+    for number, line in enumerate(lines, 1):
+        try:
+            specs.parse_call(line)
+        except SpecError as error:
+            errors[keys.CALLS] = f"Call {number} ({line!r}): {error}"
+            break
+    signature = str(values.get(keys.SIGNATURE) or "").strip()
+    if signature:
+        try:
+            specs.parse_signature(signature)
+        except SpecError as error:
+            errors[keys.SIGNATURE] = f"input_signature: {error}"
+    budget = float(values.get(keys.TIMING_BUDGET) or 0)
+    if values.get(keys.TIMING) and not 0 < budget <= max_budget_s:
+        errors[keys.TIMING_BUDGET] = f"The timing budget must be between 0 and {max_budget_s:g} s."
+    return errors

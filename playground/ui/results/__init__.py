@@ -1,0 +1,90 @@
+"""The results area: the summary line, the claim checks and one tab per view of the report."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ... import gallery
+from ...job import FunctionReport, Report
+from .. import keys
+from ..state import Result
+from . import code, console, graph, problems, timing, traces
+
+TABS = ("Converted code", "Traces", "Timing", "Graph", "Console", "Problems")
+
+
+def isolation(report: Report) -> str:
+    return report.sandbox.isolation if report.sandbox else "none"
+
+
+def environment_line(report: Report) -> None:
+    """Device, TF version and isolation, always in view next to the numbers they produced."""
+    level = isolation(report)
+    node = f" · node {report.executor.node}" if report.executor else ""
+    st.caption(f"TensorFlow {report.tensorflow_version} · device **{report.device}** · "
+               f"isolation **{level}**{node} · {report.duration_s:.2f} s")
+    if level != "bubblewrap":
+        st.warning(f"Reduced isolation ({level}): not for public hosting. Jobs ran without the "
+                   "bubblewrap sandbox, so pasted code could reach this machine.")
+
+
+def summary(report: Report) -> None:
+    calls = sum(len(f.calls) for f in report.functions)
+    failed = sum(1 for f in report.functions for c in f.calls if c.error)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Traces", report.tracing_count,
+              help="How many times tf.function traced the Python body into a graph.")
+    c2.metric("Calls", calls)
+    c3.metric("Problems", len(report.warnings) + failed + (1 if report.error else 0))
+    c4.metric("Status", report.status)
+    if report.status != "ok" or report.error:
+        text = report.error.message if report.error else report.message
+        st.error(f"{report.status}: {text}" if text else report.status)
+    elif report.message:
+        st.success(report.message)
+
+
+def claim_checks(result: Result) -> None:
+    example = gallery.BY_SLUG.get(result.example or "")
+    if example is None:
+        return
+    checks = gallery.check(example, result.report)
+    if not checks:
+        return
+    st.markdown(f"**Article says vs TensorFlow {result.report.tensorflow_version} does** "
+                f"(`{example.slug}`)")
+    if example.article_claim:
+        st.caption(f"Article: {example.article_claim}")
+    rows = [{"check": c.what, "expected": c.expected, "this run": c.actual,
+             "holds": "✅ holds" if c.holds else "❌ differs"} for c in checks]
+    st.dataframe(rows, hide_index=True, width="stretch")
+
+
+def pick_function(report: Report) -> FunctionReport | None:
+    if not report.functions:
+        return None
+    names = [f.name for f in report.functions]
+    if len(names) > 1:
+        st.selectbox("Function", names, key=keys.RESULT_FUNCTION)
+    chosen = st.session_state.get(keys.RESULT_FUNCTION, names[0])
+    return next((f for f in report.functions if f.name == chosen), report.functions[0])
+
+
+def render(result: Result) -> None:
+    report = result.report
+    environment_line(report)
+    summary(report)
+    claim_checks(result)
+    function = pick_function(report)
+    tabs = st.tabs(list(TABS))
+    with tabs[0]:
+        code.render(result, function)
+    with tabs[1]:
+        traces.render(function)
+    with tabs[2]:
+        timing.render(report, function)
+    with tabs[3]:
+        graph.render(function)
+    with tabs[4]:
+        console.render(report, function)
+    with tabs[5]:
+        problems.render(result)

@@ -1,0 +1,57 @@
+"""Problems tab: pitfall warnings with their fixes, errors, and the source with those lines lit."""
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from ..state import Result
+
+
+def problem_lines(result: Result) -> dict[int, str]:
+    """Line number -> a short label of what is wrong there."""
+    report, lines = result.report, {}
+    for warning in report.warnings:
+        if warning.line:
+            lines.setdefault(warning.line, warning.code)
+    if report.error and report.error.line:
+        lines[report.error.line] = report.error.type
+    for function in report.functions:
+        for call in function.calls:
+            if call.error and call.error.line:
+                lines.setdefault(call.error.line, call.error.type)
+    return lines
+
+
+def highlighted_source(source: str, marks: dict[int, str]) -> str:
+    """HTML of the source with line numbers, the marked lines on a red background."""
+    rows = []
+    for number, text in enumerate(source.splitlines(), 1):
+        label = marks.get(number)
+        style = "background:#ffe0e0;border-left:4px solid #d62728;" if label else "border-left:4px solid transparent;"
+        note = f'  <span style="color:#d62728">◀ {html.escape(label)}</span>' if label else ""
+        rows.append(f'<div style="{style}padding-left:4px"><span style="color:#999">{number:>3}</span>  '
+                    f"{html.escape(text) or '&nbsp;'}{note}</div>")
+    return ('<div class="problem-source" style="font-family:monospace;white-space:pre;'
+            'font-size:0.85rem;overflow-x:auto">' + "".join(rows) + "</div>")
+
+
+def render(result: Result) -> None:
+    report = result.report
+    errors = [(f"call {c.index + 1} ({c.args})", c.error) for f in report.functions
+              for c in f.calls if c.error]
+    if report.error:
+        errors.insert(0, ("run", report.error))
+    if not report.warnings and not errors:
+        st.success("No problems found: no pitfall warnings and no errors.")
+        return
+    for warning in report.warnings:
+        where = f"line {warning.line}" if warning.line else "function"
+        st.warning(f"**{warning.code}** ({where}): {warning.message}\n\n**Fix:** {warning.fix}")
+    for where, error in errors:
+        st.error(f"**{error.type}** in {where}" + (f", line {error.line}" if error.line else ""))
+        st.code(error.message, language="text")
+    marks = problem_lines(result)
+    if marks:
+        st.markdown("**Your code, with the offending lines highlighted**")
+        st.markdown(highlighted_source(result.job.source, marks), unsafe_allow_html=True)

@@ -1,0 +1,112 @@
+"""Timing tab: per-mode distributions, first call split into trace/compile/run, speedup, export."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from ...job import FunctionReport, ModeTiming, Report, Timing
+from .. import keys
+
+PHASES = ("trace_s", "compile_s", "run_s")
+
+
+def modes(timing: Timing) -> dict[str, ModeTiming]:
+    found = {"eager": timing.eager, "graph": timing.graph}
+    if timing.xla is not None:
+        found["xla"] = timing.xla
+    return found
+
+
+def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure:
+    figure = go.Figure()
+    for name, mode in modes(timing).items():
+        samples_us = [s * 1e6 for s in mode.samples_s]
+        figure.add_trace(go.Box(y=samples_us, name=name, boxpoints="all" if points else "outliers",
+                                jitter=0.4, pointpos=0))
+    figure.update_layout(title="Steady-state time per call (first call excluded)",
+                         yaxis_title="µs per call", yaxis_type="log" if log else "linear",
+                         showlegend=False, height=340, margin=dict(l=50, r=10, t=50, b=40))
+    return figure
+
+
+def phases_figure(timing: Timing) -> go.Figure:
+    names = list(modes(timing))
+    figure = go.Figure([go.Bar(name=phase.removesuffix("_s"), x=names,
+                               y=[timing.phases.get(m, {}).get(phase, 0.0) * 1000 for m in names])
+                        for phase in PHASES])
+    figure.update_layout(barmode="stack", title="First call: trace + compile + run",
+                         yaxis_title="ms", height=340, margin=dict(l=50, r=10, t=50, b=40))
+    return figure
+
+
+def samples_csv(timing: Timing) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["mode", "sample", "seconds"])
+    for name, mode in modes(timing).items():
+        for i, sample in enumerate(mode.samples_s):
+            writer.writerow([name, i, f"{sample:.9g}"])
+    return out.getvalue()
+
+
+def samples_json(report: Report, timing: Timing) -> str:
+    return json.dumps({"environment": report.environment, "device": report.device,
+                       "tensorflow_version": report.tensorflow_version,
+                       "modes": {n: {"median_s": m.median_s, "iqr_s": m.iqr_s, "noisy": m.noisy,
+                                     "first_call_s": m.first_call_s, "samples_s": m.samples_s}
+                                 for n, m in modes(timing).items()}}, indent=1)
+
+
+def speedups(timing: Timing) -> None:
+    cols = st.columns(4)
+    cols[0].metric("Graph speedup vs eager", f"{timing.speedup_graph:.2f}×",
+                   help="Eager median / graph median. Below 1 means graph mode is slower here.")
+    if timing.speedup_xla is not None:
+        cols[1].metric("XLA speedup vs eager", f"{timing.speedup_xla:.2f}×")
+    for col, mode in zip(cols[2:], ("graph", "xla")):
+        if mode in timing.break_even_calls:
+            calls = timing.break_even_calls[mode]
+            col.metric(f"{mode} pays back after", f"{calls} calls" if calls else "never",
+                       help="Calls until tracing/compile cost is recovered by faster steady state.")
+
+
+@st.fragment
+def charts(timing: Timing) -> None:
+    """Chart-only controls rerun just this fragment, never the engine."""
+    c1, c2 = st.columns(2)
+    log = c1.toggle("Log axis", value=True, key=keys.TIMING_LOG)
+    points = c2.toggle("Show every sample", value=True, key=keys.TIMING_POINTS)
+    st.plotly_chart(distribution_figure(timing, log=log, points=points), key=keys.TIMING_BOX,
+                    width="stretch")
+
+
+def render(report: Report, function: FunctionReport | None) -> None:
+    timing = function.timing if function else None
+    if timing is None:
+        st.info("Timing was off for this run. Turn on \"Time eager vs graph vs XLA\" and run again.")
+        return
+    st.caption(f"Measured on **{report.device}**, TensorFlow {report.tensorflow_version}.")
+    speedups(timing)
+    for name, mode in modes(timing).items():
+        if mode.noisy:
+            st.warning(f"{name}: noisy (IQR {mode.iqr_s * 1e6:.1f} µs > 20% of median "
+                       f"{mode.median_s * 1e6:.1f} µs); rerun or raise the budget.")
+    for note in timing.notes:
+        st.info(note)
+    charts(timing)
+    st.plotly_chart(phases_figure(timing), key=keys.TIMING_PHASES, width="stretch")
+    rows = [{"mode": n, "median µs": round(m.median_s * 1e6, 2), "IQR µs": round(m.iqr_s * 1e6, 2),
+             "first call ms": round(m.first_call_s * 1000, 3), "samples": len(m.samples_s),
+             "noisy": m.noisy} for n, m in modes(timing).items()]
+    st.dataframe(rows, hide_index=True, width="stretch")
+    with st.expander("Environment (for reproducing these numbers)"):
+        st.table({k: [str(v)] for k, v in report.environment.items()})
+    c1, c2 = st.columns(2)
+    c1.download_button("Samples as CSV", samples_csv(timing), "timing.csv", "text/csv",
+                       key=keys.DOWNLOAD_CSV)
+    c2.download_button("Samples as JSON", samples_json(report, timing), "timing.json",
+                       "application/json", key=keys.DOWNLOAD_JSON)

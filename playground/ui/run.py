@@ -1,0 +1,126 @@
+"""The Run button: validate, build the Job, submit it through the shared executor with live status."""
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from typing import Callable, Optional
+
+import streamlit as st
+
+from .. import gallery
+from ..config import Settings
+from ..errors import PlaygroundError
+from ..executor import Executor, make_executor
+from ..job import Job
+from . import keys, plan, state
+
+# Seam for tests and benchmarks: "module:callable" returning an Executor, e.g. a replay of
+# recorded reports. Unset, the app uses the sandboxed pool from make_executor.
+EXECUTOR_ENV = "PLAYGROUND_UI_EXECUTOR"
+
+
+@st.cache_resource(show_spinner=False)
+def shared_executor(factory: str) -> Executor:
+    """One executor per process, shared by every session (the pool is thread-safe)."""
+    if factory:
+        module, _, name = factory.partition(":")
+        return getattr(importlib.import_module(module), name)()
+    return make_executor(Settings.from_env())
+
+
+def executor() -> Executor:
+    return shared_executor(os.environ.get(EXECUTOR_ENV, ""))
+
+
+def build_job(values: dict) -> Job:
+    signature = str(values.get(keys.SIGNATURE) or "").strip()
+    return Job(source=str(values[keys.SOURCE]), function=str(values.get(keys.FUNCTION) or "") or None,
+               calls=tuple(plan.call_lines(str(values.get(keys.CALLS) or ""))),
+               signature=signature or None,
+               reduce_retracing=bool(values.get(keys.REDUCE_RETRACING)),
+               jit_compile=bool(values.get(keys.JIT_COMPILE)),
+               timing=bool(values.get(keys.TIMING)),
+               timing_budget_s=float(values.get(keys.TIMING_BUDGET) or 2.0),
+               device=str(st.session_state.get(keys.DEVICE, "auto")))
+
+
+def pristine_example(values: dict) -> Optional[str]:
+    """The gallery slug if the inputs are still exactly that example (so claim checks apply)."""
+    slug = str(values.get(keys.EXAMPLE) or "")
+    example = gallery.BY_SLUG.get(slug)
+    if example is None:
+        return None
+    same = all(values.get(k) == v for k, v in state.example_values(example).items()
+               if k not in (keys.TIMING, keys.TIMING_BUDGET))
+    return slug if same else None
+
+
+def _rate_limited(settings: Settings) -> bool:
+    now = time.monotonic()
+    stamps = [t for t in st.session_state.get(keys.RUN_TIMES, []) if now - t < 60]
+    st.session_state[keys.RUN_TIMES] = stamps
+    if len(stamps) >= settings.runs_per_minute:
+        return True
+    stamps.append(now)
+    return False
+
+
+def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
+    kind = event.get("event")
+    if kind == "queued":
+        return f"Queued: {event.get('position', '?')} job(s) ahead of yours", None
+    if kind == "started":
+        return "Running in a sandboxed worker…", 0.0
+    if kind == "call_finished":
+        index = int(event.get("index", 0))
+        traced = "traced" if event.get("retraced") else "reused a graph"
+        reason = f" ({event['reason']})" if event.get("reason") else ""
+        return f"Call {index + 1} of {calls}: {traced}{reason}", (index + 1) / max(calls, 1)
+    if kind == "timing":
+        return f"Timing {event.get('mode', '')}…", float(event.get("progress", 0.0))
+    return "Running…", None
+
+
+def _progress_callback(status: object, bar: object, calls: int) -> Callable[[dict], None]:
+    def on_event(event: dict) -> None:
+        label, fraction = _describe(event, calls)
+        try:
+            status.update(label=label)  # type: ignore[attr-defined]
+            if fraction is not None:
+                bar.progress(min(max(fraction, 0.0), 1.0))  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - events from a foreign thread cannot draw; the run goes on
+            pass
+    return on_event
+
+
+def run_button(settings: Settings) -> None:
+    """Draws the button; on a click, runs the job and stores the Result (or the error)."""
+    if not st.button("Run", key=keys.RUN, type="primary", width="stretch"):
+        return
+    values = state.current_values()
+    errors = plan.validate(values, max_calls=settings.max_calls,
+                           max_source_bytes=settings.max_source_bytes,
+                           max_budget_s=settings.max_timing_budget_s)
+    st.session_state[keys.FIELD_ERRORS] = errors
+    st.session_state.pop(keys.RUN_ERROR, None)
+    if errors:
+        st.rerun()  # redraw so each message sits next to its field
+    if _rate_limited(settings):
+        st.session_state[keys.RUN_ERROR] = (
+            f"Rate limit: at most {settings.runs_per_minute} runs a minute per session. "
+            "Your code and settings are kept; try again shortly.")
+        return
+    job = build_job(values)
+    with st.status("Submitting…", expanded=False) as status:
+        bar = st.progress(0.0)
+        try:
+            report = executor().submit(job, on_event=_progress_callback(status, bar, len(job.calls)))
+        except PlaygroundError as error:
+            status.update(label="The run did not finish", state="error")
+            st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
+            return
+        done = "complete" if report.status == "ok" else "error"
+        status.update(label=f"Done: {report.message or report.status}", state=done)
+    st.session_state[keys.RESULT] = state.Result(job=job, report=report,
+                                                 example=pristine_example(values))

@@ -1,0 +1,60 @@
+"""Reads the pasted source with ast (never executes it): the functions defined and their parameters."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    name: str
+    params: tuple[str, ...]
+    line: int
+    decorated: bool          # carries @tf.function (or any decorator naming "function")
+
+
+def _is_tf_function(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return isinstance(target, (ast.Name, ast.Attribute)) and ast.unparse(target).endswith("function")
+
+
+def functions(source: str) -> list[FunctionInfo]:
+    """Top-level functions, plus methods of top-level classes as Class.method."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found: list[FunctionInfo] = []
+
+    def add(node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str = "", skip_self: bool = False) -> None:
+        args = node.args
+        names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+        if skip_self and names:
+            names = names[1:]
+        found.append(FunctionInfo(prefix + node.name, tuple(names), node.lineno,
+                                  any(_is_tf_function(d) for d in node.decorator_list)))
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            add(node)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and not item.name.startswith("__"):
+                    add(item, f"{node.name}.", skip_self=True)
+    return found
+
+
+def default_function(infos: list[FunctionInfo]) -> str:
+    """The first @tf.function, else the first function: what a person most likely means."""
+    for info in infos:
+        if info.decorated:
+            return info.name
+    return infos[0].name if infos else ""
+
+
+def syntax_error(source: str) -> str:
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        return f"line {error.lineno}: {error.msg}"
+    return ""

@@ -1,0 +1,139 @@
+"""Session state: defaults, gallery loading, the Job it describes, and the share-link URL round trip."""
+from __future__ import annotations
+
+import base64
+import zlib
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+import streamlit as st
+
+from .. import gallery
+from ..job import Job, Report
+from . import keys
+
+DEFAULT_EXAMPLE = "retracing"
+# Query-param names: short, because the whole state lives in the URL.
+P_CODE, P_FUNCTION, P_CALLS, P_SIGNATURE = "code", "fn", "calls", "sig"
+P_REDUCE, P_JIT, P_TIMING, P_BUDGET, P_EXAMPLE = "rr", "jit", "timing", "budget", "example"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finished run, kept in session state so tab switches never re-run the engine."""
+
+    job: Job
+    report: Report
+    example: Optional[str]   # the gallery slug whose settings produced it, if unchanged
+
+
+def encode_source(source: str) -> str:
+    return base64.urlsafe_b64encode(zlib.compress(source.encode(), 9)).decode().rstrip("=")
+
+
+def decode_source(text: str) -> str:
+    padded = text + "=" * (-len(text) % 4)
+    return zlib.decompress(base64.urlsafe_b64decode(padded.encode())).decode()
+
+
+def example_values(example: gallery.Example) -> dict:
+    return {
+        keys.SOURCE: example.source, keys.FUNCTION: example.function or "",
+        keys.CALLS: "\n".join(example.calls), keys.SIGNATURE: example.signature,
+        keys.REDUCE_RETRACING: example.reduce_retracing, keys.JIT_COMPILE: example.jit_compile,
+        keys.TIMING: False, keys.TIMING_BUDGET: 2.0,
+    }
+
+
+def values_from_params(params: Mapping[str, str]) -> dict:
+    """Widget values a URL describes: ?example=<slug>, then any explicit settings on top."""
+    example = gallery.BY_SLUG.get(params.get(P_EXAMPLE, ""), gallery.BY_SLUG[DEFAULT_EXAMPLE])
+    values = example_values(example)
+    values[keys.EXAMPLE] = example.slug
+    if P_CODE in params:
+        try:
+            values[keys.SOURCE] = decode_source(params[P_CODE])
+        except (ValueError, zlib.error, UnicodeDecodeError):
+            pass  # a mangled link falls back to the example rather than a blank editor
+    text = {P_FUNCTION: keys.FUNCTION, P_CALLS: keys.CALLS, P_SIGNATURE: keys.SIGNATURE}
+    for param, key in text.items():
+        if param in params:
+            values[key] = params[param]
+    for param, key in {P_REDUCE: keys.REDUCE_RETRACING, P_JIT: keys.JIT_COMPILE,
+                       P_TIMING: keys.TIMING}.items():
+        if param in params:
+            values[key] = params[param] == "1"
+    if P_BUDGET in params:
+        try:
+            values[keys.TIMING_BUDGET] = float(params[P_BUDGET])
+        except ValueError:
+            pass
+    return values
+
+
+def params_from_values(values: Mapping[str, object]) -> dict[str, str]:
+    """The URL for the current state: just ?example= while the example is untouched."""
+    slug = str(values.get(keys.EXAMPLE) or "")
+    example = gallery.BY_SLUG.get(slug)
+    if example is not None:
+        pristine = example_values(example)
+        if all(values.get(k) == v for k, v in pristine.items()):
+            return {P_EXAMPLE: slug}
+    params = {P_CODE: encode_source(str(values.get(keys.SOURCE, ""))),
+              P_FUNCTION: str(values.get(keys.FUNCTION) or ""),
+              P_CALLS: str(values.get(keys.CALLS, "")),
+              P_REDUCE: "1" if values.get(keys.REDUCE_RETRACING) else "0",
+              P_JIT: "1" if values.get(keys.JIT_COMPILE) else "0",
+              P_TIMING: "1" if values.get(keys.TIMING) else "0",
+              P_BUDGET: f"{float(values.get(keys.TIMING_BUDGET, 2.0) or 2.0):g}"}
+    if values.get(keys.SIGNATURE):
+        params[P_SIGNATURE] = str(values[keys.SIGNATURE])
+    if example is not None:
+        params[P_EXAMPLE] = slug
+    return params
+
+
+STATE_KEYS = (keys.EXAMPLE, keys.SOURCE, keys.FUNCTION, keys.CALLS, keys.SIGNATURE,
+              keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING, keys.TIMING_BUDGET)
+
+
+def init() -> None:
+    """First run of a session: fill the widgets from the URL (or the default example)."""
+    if st.session_state.get(keys.INITIALISED):
+        return
+    for key, value in values_from_params(st.query_params.to_dict()).items():
+        st.session_state[key] = value
+    st.session_state[keys.INITIALISED] = True
+
+
+def load_example() -> None:
+    """on_change of the gallery picker: replace the inputs with the chosen example."""
+    example = gallery.BY_SLUG[st.session_state[keys.EXAMPLE]]
+    for key, value in example_values(example).items():
+        st.session_state[key] = value
+    st.session_state.pop(keys.FIELD_ERRORS, None)
+
+
+def current_values() -> dict:
+    return {k: st.session_state.get(k) for k in STATE_KEYS}
+
+
+def sync_url() -> None:
+    """The URL follows the state on every rerun, so a reload or a crashed tab loses nothing."""
+    params = params_from_values(current_values())
+    if params != st.query_params.to_dict():
+        st.query_params.from_dict(params)
+
+
+def share_link() -> str:
+    from urllib.parse import urlencode
+    base = ""
+    try:
+        base = (st.context.url or "").split("?")[0]
+    except AttributeError:  # older Streamlit without st.context.url
+        pass
+    return f"{base}?{urlencode(params_from_values(current_values()))}"
+
+
+def result() -> Optional[Result]:
+    return st.session_state.get(keys.RESULT)

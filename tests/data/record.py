@@ -1,0 +1,48 @@
+"""Records real engine reports for the UI tests' fake executor (imports TF; run outside Streamlit)."""
+from __future__ import annotations
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+
+from playground.engine import analyze  # noqa: E402
+from playground.gallery import BY_SLUG  # noqa: E402
+from playground.job import Job, job_to_json  # noqa: E402
+
+HERE = pathlib.Path(__file__).parent
+
+SQUARE = '''import tensorflow as tf
+
+@tf.function
+def square_sum(x, n):
+    y = x * x
+    for _ in tf.range(n):
+        y = y + 1.0
+    return tf.reduce_sum(y)
+'''
+
+BROKEN = '''import tensorflow as tf
+
+@tf.function
+def bad(x):
+    y = x.numpy()
+    return y
+'''
+
+JOBS = {
+    "retracing": BY_SLUG["retracing"].job(),
+    "retracing_timing": BY_SLUG["retracing"].job(timing=True, timing_budget_s=1.0, jit_compile=True),
+    "square_sum": Job(source=SQUARE, function="square_sum",
+                      calls=("float32[4], n=2", "float32[4], n=3", "float32[5], n=2")),
+    "broken": Job(source=BROKEN, function="bad", calls=("float32[3]",)),
+}
+
+if __name__ == "__main__":
+    for name, job in JOBS.items():
+        if len(sys.argv) > 1 and name not in sys.argv[1:]:
+            continue
+        report = analyze(job)
+        (HERE / f"{name}.json").write_text(report.to_json(indent=1))
+        (HERE / f"{name}.job.json").write_text(job_to_json(job))
+        print(name, report.status, report.tracing_count, report.message)
