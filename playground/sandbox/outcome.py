@@ -1,0 +1,85 @@
+"""Decides the final status and message of a sandboxed run from what the worker left behind."""
+from __future__ import annotations
+
+import dataclasses
+import signal
+import socket
+from typing import Optional
+
+from ..job import ErrorInfo, ExecutorInfo, Report, SandboxInfo, from_dict
+from .supervisor import Outcome
+
+MEMORY_EVIDENCE = ("MemoryError", "bad_alloc", "Cannot allocate memory", "ResourceExhausted",
+                   "out of memory", "OOM")
+NETWORK_ERRORS = ("ConnectionRefusedError", "gaierror", "ConnectionError", "TimeoutError")
+NETWORK_TEXT = ("Network is unreachable", "Connection refused", "Name or service not known",
+                "Temporary failure in name resolution")
+
+
+def finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
+    """Every run ends in a Report with a clear status, even when the worker left none."""
+    limits = sandbox.limits
+    if outcome.report is not None:
+        report = from_dict(Report, outcome.report)
+        report = _explain(report, limits)
+    elif outcome.timed_out:
+        report = _empty("timeout", f"Time limit: stopped after {timeout_s:g} s", outcome)
+    elif outcome.overflow:
+        report = _empty("killed", "Output limit: the job sent too many events; stopped",
+                        outcome)
+    elif outcome.crash is not None:
+        crash = outcome.crash
+        report = _empty("killed", f"The worker failed: {crash.get('type')}: "
+                        f"{str(crash.get('message', ''))[:300]}", outcome)
+    else:
+        report = _died(outcome, limits)
+    executor = ExecutorInfo(kind="local", node=socket.gethostname())
+    return dataclasses.replace(report, sandbox=sandbox, executor=executor)
+
+
+def _explain(report: Report, limits: dict) -> Report:
+    """Rewords resource and network failures the engine reported as plain errors."""
+    error = report.error
+    if report.status == "memory":
+        detail = f"{error.type}: {error.message.splitlines()[0][:200]}" if error else ""
+        return dataclasses.replace(report, message=(
+            f"Memory limit: could not allocate that much (limit {limits['memory_mb']} MiB "
+            f"per job). {detail}").strip())
+    if error is not None and (error.type in NETWORK_ERRORS or
+                              any(t in error.message for t in NETWORK_TEXT)):
+        return dataclasses.replace(report, message=(
+            f"Network access is disabled in the playground ({error.type}: "
+            f"{error.message.splitlines()[0][:160]})"))
+    if error is not None and "File too large" in error.message:
+        return dataclasses.replace(report, message=(
+            f"File limit: a file may grow to {limits['file_mb']} MiB ({report.message})"))
+    return report
+
+
+def _died(outcome: Outcome, limits: dict) -> Report:
+    """No report came back: the signal and the worker's stderr say why."""
+    sig = outcome.signal
+    if sig == signal.SIGXCPU:
+        return _empty("timeout", f"CPU limit: stopped after {limits['cpu_s']} s of CPU time",
+                      outcome)
+    if any(word in outcome.stderr for word in MEMORY_EVIDENCE):
+        return _empty("memory", f"Memory limit: could not allocate memory (limit "
+                      f"{limits['memory_mb']} MiB per job); the worker was stopped", outcome)
+    if sig is not None:
+        name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+        return _empty("killed", f"Killed: the job's process ended by {name}", outcome)
+    return _empty("killed", f"Killed: the job ended its worker (exit status "
+                  f"{outcome.exit_code}) before it reported", outcome)
+
+
+def _empty(status: str, message: str, outcome: Outcome) -> Report:
+    tail = outcome.stderr[-2000:] if outcome.stderr else ""
+    return Report(tensorflow_version="unknown", device="unknown", status=status,  # type: ignore[arg-type]
+                  error=ErrorInfo(type=status.capitalize(), message=message),
+                  stdout=tail, warnings=[], functions=[], message=message,
+                  duration_s=outcome.wall_s)
+
+
+def sandbox_info(isolation: str, limits: dict, notes: tuple[str, ...],
+                 extra: Optional[list[str]] = None) -> SandboxInfo:
+    return SandboxInfo(isolation=isolation, limits=dict(limits), notes=list(notes) + (extra or []))

@@ -1,0 +1,195 @@
+"""The worker pool: N pre-warmed sandboxed workers, one fresh worker per job, a bounded queue.
+
+Imported by the Streamlit process, so it must never import TensorFlow or the engine; only the
+worker children do. Thread-safe: every session of the app shares one pool.
+"""
+from __future__ import annotations
+
+import collections
+import math
+import threading
+from typing import Callable, Optional
+
+from ..config import Settings
+from ..errors import LimitError, SandboxError
+from ..job import Job, Report
+from .outcome import finish, sandbox_info
+from .process import SandboxConfig, WorkerProcess
+from .supervisor import supervise
+
+OnEvent = Callable[[dict], None]
+START_TIMEOUT_S = 120.0         # a TF import on a busy 2-core machine; a hung start is an error
+MAX_START_FAILURES = 3          # then submit raises instead of waiting for workers forever
+
+
+class WorkerPool:
+    def __init__(self, settings: Settings, config: Optional[SandboxConfig] = None) -> None:
+        self.settings = settings
+        self.config = config or SandboxConfig.from_settings(settings)
+        self.size = max(1, settings.pool_size)
+        self._cond = threading.Condition()
+        self._ready: list[WorkerProcess] = []
+        self._waiting: list[object] = []
+        self._starting = self._running = self._failures = 0
+        self._last_error = ""
+        self._closed = False
+        self._walls: collections.deque[float] = collections.deque(maxlen=20)
+        with self._cond:
+            self._fill()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "WorkerPool":
+        return cls(settings)
+
+    @property
+    def isolation(self) -> str:
+        return self.config.isolation
+
+    def submit(self, job: Job, on_event: Optional[OnEvent] = None) -> Report:
+        """Queues the job (reporting its place), runs it on a fresh warm worker, returns the
+        Report. Raises LimitError at once when the queue is full."""
+        emit = on_event or (lambda event: None)
+        worker = self._take(emit)
+        emit({"event": "started"})
+        timeout = min(job.timeout_s, self.settings.timeout_s)
+        try:
+            outcome = supervise(worker, job, timeout, on_event)
+        finally:
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
+            threading.Thread(target=worker.release, daemon=True).start()
+        self._walls.append(outcome.wall_s)
+        return finish(outcome, self._sandbox_info(worker, timeout), timeout)
+
+    def _take(self, emit: OnEvent) -> WorkerProcess:
+        ticket = object()
+        with self._cond:
+            if self._closed:
+                raise SandboxError("the worker pool is closed")
+            if len(self._waiting) >= self.settings.queue_limit:
+                raise LimitError(f"Busy: {len(self._waiting)} jobs queued; "
+                                 f"try again in ~{self._eta_s(len(self._waiting))} s")
+            self._waiting.append(ticket)
+        told: Optional[int] = None
+        try:
+            while True:
+                with self._cond:
+                    worker, position = self._next_worker(ticket)
+                    if worker is None and position == told:
+                        self._cond.wait(1.0)
+                        continue
+                if worker is not None:
+                    return worker
+                told = position
+                emit({"event": "queued", "position": position})
+        finally:
+            with self._cond:
+                if ticket in self._waiting:
+                    self._waiting.remove(ticket)
+
+    def _next_worker(self, ticket: object) -> tuple[Optional[WorkerProcess], int]:
+        """With the lock held: a live warm worker for this ticket if it is its turn."""
+        if self._closed:
+            raise SandboxError("the worker pool is closed")
+        position = self._waiting.index(ticket)
+        while position == 0 and self._running < self.size and self._ready:
+            worker = self._ready.pop(0)
+            if not worker.alive():                    # died while idle: replace it
+                threading.Thread(target=_discard, args=(worker,), daemon=True).start()
+                self._fill()
+                continue
+            self._waiting.remove(ticket)
+            self._running += 1
+            self._fill()                              # refill now, while this job runs
+            return worker, 0
+        if not self._ready and not self._starting and self._failures >= MAX_START_FAILURES:
+            raise SandboxError(f"the sandbox cannot start workers: {self._last_error}")
+        return None, position
+
+    def _fill(self) -> None:
+        """With the lock held: start workers until `size` are warm or warming."""
+        while (not self._closed and len(self._ready) + self._starting < self.size
+               and self._failures < MAX_START_FAILURES):
+            self._starting += 1
+            threading.Thread(target=self._start_one, daemon=True).start()
+
+    def _start_one(self) -> None:
+        worker: Optional[WorkerProcess] = None
+        try:
+            worker = WorkerProcess(self.config)
+            worker.wait_ready(START_TIMEOUT_S)
+        except Exception as e:  # any failure to start is reported to waiting submitters
+            if worker is not None:
+                _discard(worker)
+            with self._cond:
+                self._starting -= 1
+                self._failures += 1
+                self._last_error = str(e)
+                self._fill()
+                self._cond.notify_all()
+            return
+        with self._cond:
+            self._starting -= 1
+            self._failures = 0
+            if self._closed:
+                threading.Thread(target=_discard, args=(worker,), daemon=True).start()
+            else:
+                self._ready.append(worker)
+            self._cond.notify_all()
+
+    def _eta_s(self, queued: int) -> int:
+        per_job = sum(self._walls) / len(self._walls) if self._walls else 3.0
+        return max(1, math.ceil((queued // self.size + 1) * per_job))
+
+    def _sandbox_info(self, worker: WorkerProcess, timeout: float):
+        notes = [f"GPU: {worker.gpus} device(s), {self.settings.gpu_memory_mb} MiB each"] \
+            if worker.gpus else []
+        return sandbox_info(self.config.isolation, dict(self.config.limits, wall_s=timeout),
+                            self.config.notes, notes)
+
+    def wait_ready(self, count: Optional[int] = None, timeout_s: float = START_TIMEOUT_S) -> bool:
+        """Blocks until `count` workers are warm (for benchmarks and start-up health checks)."""
+        count = self.size if count is None else count
+        with self._cond:
+            return self._cond.wait_for(lambda: len(self._ready) >= count or self._closed or
+                                       self._failures >= MAX_START_FAILURES, timeout_s) \
+                and len(self._ready) >= count
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            idle, self._ready = self._ready, []
+            self._cond.notify_all()
+        for worker in idle:
+            _discard(worker)
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _discard(worker: WorkerProcess) -> None:
+    worker.kill()
+    worker.release()
+
+
+def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -> Report:
+    """The cold path (the CLI): one worker, no pool, same sandbox and same Report."""
+    config = SandboxConfig.from_settings(settings)
+    worker = WorkerProcess(config)
+    timeout = min(job.timeout_s, settings.timeout_s)
+    try:
+        worker.wait_ready(START_TIMEOUT_S)
+        if on_event is not None:
+            on_event({"event": "started"})
+        outcome = supervise(worker, job, timeout, on_event)
+    except BaseException:
+        worker.kill()
+        raise
+    finally:
+        worker.release()
+    info = sandbox_info(config.isolation, dict(config.limits, wall_s=timeout), config.notes)
+    return finish(outcome, info, timeout)

@@ -1,0 +1,205 @@
+"""Starts one sandboxed worker process (bubblewrap or plain process, dropped uid) and talks to it."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional
+
+from ..config import Settings
+from ..errors import SandboxError
+from ..job import Job, job_to_json
+from . import bwrap, layout, limits as rlimits
+
+EVENT_BYTES_CAP = 64 << 20        # a job that floods the protocol pipe is stopped, not buffered
+REDUCED = "reduced isolation: not for public hosting"
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Everything a spawn needs, decided once per pool (the bubblewrap probe included)."""
+
+    isolation: str                      # "bubblewrap" | "process"
+    python: str
+    limits: dict[str, Any]
+    tmp_mb: int
+    notes: tuple[str, ...] = ()
+    prefix: Optional[str] = None
+    worker_limits: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "SandboxConfig":
+        python = settings.python or sys.executable
+        uid = layout.leases.take()
+        try:
+            why_not = "" if settings.isolation == "process" else bwrap.probe(uid)
+        finally:
+            layout.leases.give(uid)
+        if settings.isolation == "bubblewrap" and why_not:
+            raise SandboxError(f"PLAYGROUND_ISOLATION=bubblewrap, but {why_not}")
+        isolation = "process" if why_not or settings.isolation == "process" else "bubblewrap"
+        notes = []
+        if isolation == "process":
+            notes.append(REDUCED + (f" ({why_not})" if why_not else ""))
+        if not layout.leases.enabled:
+            notes.append("not running as root: jobs share the server's uid (no RLIMIT_NPROC, "
+                         "no uid-wide kill)")
+        limits = rlimits.limits_of(settings)
+        worker_limits = dict(limits, gpu_memory_mb=settings.gpu_memory_mb)
+        return cls(isolation, python, limits, settings.tmp_mb, tuple(notes),
+                   layout.interpreter_prefix(python), worker_limits)
+
+
+class WorkerProcess:
+    """One fresh worker: spawn, wait until warm, take one job, stream its events, die."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self.config = config
+        self.uid = layout.leases.take()
+        self.dirs = layout.worker_dirs(self.uid)
+        self.stderr = tempfile.TemporaryFile()
+        self._buffer = b""
+        self._received = 0
+        read_fd, write_fd = os.pipe()
+        self._fd = read_fd
+        try:
+            self.proc = subprocess.Popen(
+                self._argv(write_fd), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                stderr=self.stderr, pass_fds=(write_fd,), start_new_session=True,
+                env={} if config.isolation == "bubblewrap" else self._env(),
+                cwd=self.dirs.tmp, **bwrap.as_user(self.uid))
+        except BaseException:
+            os.close(read_fd)
+            self.release()
+            raise
+        finally:
+            os.close(write_fd)
+        self.started = time.monotonic()
+        self.pid: Optional[int] = None
+        self.gpus = 0
+
+    def _env(self) -> dict[str, str]:
+        if self.config.isolation == "bubblewrap":
+            return rlimits.worker_env(bwrap.CODE_MOUNT, "/tmp")
+        return rlimits.worker_env(layout.code_dir(), self.dirs.tmp)
+
+    def _argv(self, fd: int) -> list[str]:
+        command = [self.config.python, "-m", "playground.sandbox.worker", "--fd", str(fd),
+                   "--limits", json.dumps(self.config.worker_limits)]
+        if self.config.isolation != "bubblewrap":
+            return command
+        return bwrap.argv(command, self._env(), prefix=self.config.prefix,
+                          code_dir=layout.code_dir(), job_dir=self.dirs.job,
+                          tmp_mb=self.config.tmp_mb)
+
+    def job_path(self) -> str:
+        if self.config.isolation == "bubblewrap":
+            return f"{bwrap.JOB_MOUNT}/{layout.JOB_FILE}"
+        return os.path.join(self.dirs.job, layout.JOB_FILE)
+
+    def wait_ready(self, timeout_s: float) -> None:
+        for event in self.events(time.monotonic() + timeout_s):
+            if event.get("event") == "ready":
+                self.pid = event.get("pid")
+                self.gpus = int(event.get("gpus") or 0)
+                return
+        raise SandboxError("the sandbox worker did not start: " + (self.stderr_tail() or
+                           f"exit status {self.proc.poll()}"))
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def start_job(self, job: Job) -> Job:
+        """Writes the source where the job can read but not change it, then hands it over."""
+        layout.write_job_file(self.dirs, job.source, self.uid)
+        job = dataclasses.replace(job, filename=self.job_path())
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write((job_to_json(job) + "\n").encode())
+            self.proc.stdin.close()
+        except OSError as e:
+            raise SandboxError(f"the sandbox worker went away before the job: {e}") from e
+        return job
+
+    def events(self, deadline: float) -> Iterator[dict]:
+        """Protocol messages until EOF; raises TimeoutError at the deadline, OverflowError past
+        the byte cap. Lines that are not JSON (a user writing to our fd) are skipped."""
+        while True:
+            while b"\n" in self._buffer:
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(message, dict):
+                    yield message
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError()
+            ready, _, _ = select.select([self._fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self._fd, 1 << 20)
+            if not chunk:
+                return
+            self._received += len(chunk)
+            if self._received > EVENT_BYTES_CAP:
+                raise OverflowError()
+            self._buffer += chunk
+
+    def kill(self) -> None:
+        """Stops everything the job started: the PID namespace dies with bwrap, a setsid
+        child of the process fallback dies by the uid-wide sweep."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        from .supervisor import sweep
+        sweep(self.uid)
+
+    def exit_signal(self, timeout_s: float = 2.0) -> Optional[int]:
+        """The signal that ended the worker, if any (bwrap reports it as 128 + signal)."""
+        try:
+            code = self.proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+        if code < 0:
+            return -code
+        if self.config.isolation == "bubblewrap" and code > 128:
+            return code - 128
+        return None
+
+    def exit_code(self) -> Optional[int]:
+        return self.proc.returncode
+
+    def stderr_tail(self, size: int = 4000) -> str:
+        try:
+            end = os.fstat(self.stderr.fileno()).st_size
+            return os.pread(self.stderr.fileno(), size, max(0, end - size)).decode(
+                "utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def release(self) -> None:
+        """After kill(): reap, check nothing of the uid is left, free the uid and the dirs."""
+        from .supervisor import sweep_until_gone
+        if hasattr(self, "proc"):
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.uid is not None and sweep_until_gone(self.uid):
+            layout.leases.give(self.uid)     # a uid with survivors is never handed out again
+        self.dirs.remove()
+        for closer in (lambda: os.close(self._fd), self.stderr.close):
+            try:
+                closer()
+            except (OSError, AttributeError):
+                pass

@@ -1,0 +1,121 @@
+"""Supervises one job on one worker: wall clock, event stream, and killing all it started."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from ..job import Job
+from .process import WorkerProcess
+
+
+@dataclass
+class Outcome:
+    """What the parent saw; outcome.finish turns it into the user's Report."""
+
+    report: Optional[dict[str, Any]] = None
+    crash: Optional[dict[str, Any]] = None
+    timed_out: bool = False
+    overflow: bool = False
+    signal: Optional[int] = None
+    exit_code: Optional[int] = None
+    stderr: str = ""
+    wall_s: float = 0.0
+    job: Optional[Job] = None
+
+
+def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
+              on_event: Optional[Callable[[dict], None]] = None) -> Outcome:
+    """Runs the job; whatever happens, the worker and everything it started are killed."""
+    started = time.monotonic()
+    outcome = Outcome()
+    try:
+        outcome.job = worker.start_job(job)
+        for event in worker.events(started + timeout_s):
+            kind = event.get("event")
+            if kind == "report":
+                outcome.report = event.get("report")
+                break
+            if kind == "crash":
+                outcome.crash = event
+                break
+            if on_event is not None and kind not in ("ready",):
+                _forward(on_event, event)
+    except TimeoutError:
+        outcome.timed_out = True
+    except OverflowError:
+        outcome.overflow = True
+    except OSError:
+        pass                                 # the worker vanished; decided from exit status
+    finally:
+        outcome.wall_s = time.monotonic() - started
+        done = outcome.report is not None or outcome.crash is not None
+        if not done and not outcome.timed_out and not outcome.overflow:
+            outcome.signal = worker.exit_signal(timeout_s=2.0)   # died on its own: why?
+            outcome.exit_code = worker.exit_code()
+        worker.kill()
+        outcome.stderr = "" if done else worker.stderr_tail()
+    return outcome
+
+
+def _forward(on_event: Callable[[dict], None], event: dict) -> None:
+    try:
+        on_event(event)
+    except Exception:  # a broken UI callback must not lose the job's report
+        pass
+
+
+def sweep(uid: Optional[int]) -> None:
+    """kill(-1, SIGKILL) as the job's uid reaches every process of that uid, setsid daemons and
+    reparented grandchildren included; a forked child does it so the server keeps root."""
+    if uid is None:
+        return
+    pid = os.fork()
+    if pid == 0:                             # only async-signal-safe calls from here on
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def processes_of(uid: int) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            found.append(int(name))
+                        break
+        except OSError:
+            continue
+    return found
+
+
+def sweep_until_gone(uid: int, timeout_s: float = 10.0) -> bool:
+    """True once no process of uid is left (zombies being reaped count as gone)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        alive = [p for p in processes_of(uid) if not _zombie(p)]
+        if not alive:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        sweep(uid)
+        time.sleep(0.02)     # let the kernel finish tearing them down before looking again
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True

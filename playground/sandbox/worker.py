@@ -1,0 +1,80 @@
+"""The worker process: imports TF while warm, then runs exactly one job and reports on a pipe.
+
+Protocol: JSON lines on the fd given by --fd (never stdout, which user code owns):
+{"event": "ready"} once warm, engine events while the job runs, then {"event": "report", ...}.
+The job arrives as one JSON line on stdin, which is then closed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+
+
+class Channel:
+    """Writes whole lines to the protocol fd; a fork of the user's code stays silent."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.pid = fd, os.getpid()
+
+    def send(self, message: dict) -> None:
+        if os.getpid() != self.pid:
+            return
+        data = (json.dumps(message) + "\n").encode()
+        try:
+            while data:
+                data = data[os.write(self.fd, data):]
+        except OSError:
+            pass            # the user closed our fd, or the parent is gone: nothing to tell
+
+
+def _warm_up(tf) -> None:
+    """First trace and first conversion pay lazy imports (AutoGraph, function machinery);
+    pay them before the job arrives so the job's time is its own."""
+    def inc(x):
+        if x > 0:
+            x = x + 1
+        return x
+    tf.function(inc)(tf.constant(1.0))
+    tf.autograph.to_code(inc)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="playground.sandbox.worker")
+    parser.add_argument("--fd", type=int, required=True)
+    parser.add_argument("--limits", required=True, help="JSON, see limits.limits_of")
+    args = parser.parse_args(argv)
+    channel = Channel(args.fd)
+    limits = json.loads(args.limits)
+
+    import tensorflow as tf
+    from playground.engine import analyze, device
+    from playground.job import job_from_json, to_dict
+    from playground.sandbox import limits as rlimits
+
+    gpus = device.gpus()
+    if gpus:
+        device.limit_gpu_memory(int(limits.get("gpu_memory_mb", 2048)), gpus)
+    _warm_up(tf)
+    channel.send({"event": "ready", "pid": os.getpid(), "gpus": len(gpus)})
+
+    line = sys.stdin.readline()
+    if not line:
+        os._exit(0)                        # the pool closed without giving us a job
+    job = job_from_json(line)
+    rlimits.apply(limits, gpu=bool(gpus))
+    try:
+        report = analyze(job, channel.send)
+        message = {"event": "report", "report": to_dict(report)}
+    except BaseException as e:  # noqa: B036 - whatever happened, the parent must hear of it
+        message = {"event": "crash", "type": type(e).__name__, "message": str(e)[:2000],
+                   "traceback": traceback.format_exc()[-4000:]}
+    if os.getpid() == channel.pid:
+        channel.send(message)
+    os._exit(0)                            # skip TF teardown; the process is discarded anyway
+
+
+if __name__ == "__main__":
+    main()
