@@ -147,6 +147,8 @@ class _Run:
                     graph = graphs.graph_info(tracked.traces[-1])    # 6. inspect the graph
                 except Exception as e:
                     notes.append(f"graph inspection failed: {type(e).__name__}: {e}")
+        if tracked.last_ok_args is None and options.get("jit_compile"):
+            notes.append("No HLO: no call succeeded, so XLA had nothing to compile.")
         if tracked.last_ok_args is not None:
             args, kwargs = tracked.last_ok_args
             if options.get("jit_compile"):

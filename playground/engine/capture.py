@@ -41,10 +41,15 @@ class OutputCapture:
         self._saved = [os.dup(1), os.dup(2)]
         os.dup2(self._file.fileno(), 1)
         os.dup2(self._file.fileno(), 2)
+        # sys.stdout may not be fd 1 (pytest, notebooks): point Python's streams at fds 1 and 2.
+        streams = sys.stdout, sys.stderr
+        sys.stdout = open(1, "w", buffering=1, errors="replace", closefd=False)
+        sys.stderr = open(2, "w", buffering=1, errors="replace", closefd=False)
         try:
             yield self
         finally:
             _flush()
+            sys.stdout, sys.stderr = streams
             os.dup2(self._saved[0], 1)
             os.dup2(self._saved[1], 2)
             for fd in self._saved:

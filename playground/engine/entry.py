@@ -77,6 +77,10 @@ class ScriptRecorder:
         self.options[id(tracked)] = options
         return tracked
 
+    def forget(self, tracked: TrackedFunction) -> None:
+        if tracked in self.functions:
+            self.functions.remove(tracked)
+
     @contextmanager
     def patched(self) -> Iterator["ScriptRecorder"]:
         original = tf.function
@@ -90,7 +94,7 @@ class ScriptRecorder:
             name = getattr(func, "__qualname__", getattr(func, "__name__", "function"))
             kept = {k: options.get(k) for k in ("input_signature", "reduce_retracing",
                                                 "jit_compile") if options.get(k) is not None}
-            return FunctionProxy(fn, name, recorder, options=kept)
+            return FunctionProxy(fn, name, recorder, kept)
 
         tf.function = recording_function
         try:
@@ -102,13 +106,16 @@ class ScriptRecorder:
 class FunctionProxy:
     """Stands in for a user's tf.function in script mode: records calls, delegates the rest."""
 
-    def __init__(self, fn: Any, name: str, recorder: ScriptRecorder, options: dict) -> None:
+    def __init__(self, fn: Any, name: str, recorder: ScriptRecorder, options: dict,
+                 *, register_now: bool = True) -> None:
         self._fn, self._name, self._recorder, self._options = fn, name, recorder, options
         self._tracked: TrackedFunction | None = None
         self._bound: dict[int, FunctionProxy] = {}
+        if register_now:  # reported in creation order, called or not
+            self._tracker()
 
     def _tracker(self) -> TrackedFunction:
-        if self._tracked is None:  # registered on first call, so unused helpers stay quiet
+        if self._tracked is None:
             self._tracked = self._recorder.track(self._fn, self._name, self._options)
         return self._tracked
 
@@ -121,9 +128,16 @@ class FunctionProxy:
             return self
         key = id(instance)
         if key not in self._bound:  # one tracked function per instance, as TF keeps one per instance
+            # A method's class-level function never runs itself; its bound copies do, and are
+            # registered on their first call.
+            self._drop_unbound()
             self._bound[key] = FunctionProxy(self._fn.__get__(instance, owner), self._name,
-                                             self._recorder, self._options)
+                                             self._recorder, self._options, register_now=False)
         return self._bound[key]
+
+    def _drop_unbound(self) -> None:
+        if self._tracked is not None and not self._tracked.calls:
+            self._recorder.forget(self._tracked)
 
     def __getattr__(self, item: str) -> Any:
         return getattr(self._fn, item)

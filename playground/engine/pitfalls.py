@@ -169,8 +169,7 @@ def _static(node: Any, report: FunctionReport, module_values: dict[str, list[int
                         f"tracing ({traces} time(s)), not on each call.",
                         "Return the value, or use a tf.Variable and .assign().", name))
         elif isinstance(sub, ast.If) and any(isinstance(n, ast.Attribute) and n.attr == "shape"
-                                             for n in ast.walk(sub.test)) \
-                and _names_in(sub.test) & params:
+                                             and _root(n) in params for n in ast.walk(sub.test)):
             out.append(Warning("python-control-flow-on-tensor-shape", sub.lineno,
                 f"`if {ast.unparse(sub.test)}` in {name} tests a static shape: it is decided once "
                 "per trace, not staged as tf.cond, and a None dimension makes it fail or retrace.",

@@ -97,14 +97,13 @@ class TrackedFunction:
             return "first call"
         observed = self._observed(args, kwargs) or traced
         best: Optional[list[str]] = None
-        for cf in earlier:
+        for cf in reversed(earlier):  # on a tie, the most recent trace is the closest
             old = _constraints(cf)
             diffs = [_describe(name, old[name], t, traced.get(name))
                      for name, t in observed.items()
                      if name in old and not _fits(t, old[name])]
-            added = [f"{name}: new argument" for name in observed if name not in old]
-            diffs += added
-            if best is None or len(diffs) < len(best):
+            diffs += [f"{name}: new argument" for name in observed if name not in old]
+            if best is None or _weight(diffs) < _weight(best):
                 best = diffs
         if best:
             return "; ".join(best)
@@ -117,6 +116,11 @@ class TrackedFunction:
             return {name: trace_type.from_value(v) for name, v in bound.arguments.items()}
         except Exception:  # *args functions, odd signatures: fall back to the traced types
             return {}
+
+
+def _weight(diffs: list[str]) -> int:
+    """How far a trace is from the call: each changed dtype, shape or value counts once."""
+    return sum(len(d.split("; ")) for d in diffs)
 
 
 def _constraints(cf: Any) -> dict[str, Any]:

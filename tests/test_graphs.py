@@ -1,0 +1,53 @@
+"""Graph inspection: nested op counts, Grappler before/after, lowering notes, DOT and HLO."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("tensorflow")
+
+from playground import gallery  # noqa: E402
+from playground.engine import analyze  # noqa: E402
+from playground.job import Job  # noqa: E402
+
+
+def test_seed_benchmark_is_dead_code_for_grappler():
+    source = ("import tensorflow as tf\n\n@tf.function\ndef g(a, b):\n"
+              "    for _ in range(100):\n        c = tf.matmul(a, b)\n    return c\n")
+    graph = analyze(Job(source, "g", ("float32[8,8], float32[8,8]",))).functions[0].graph
+    assert graph.op_types["MatMul"] == 100
+    assert graph.op_count == 103
+    assert graph.op_types_optimized.get("MatMul", 0) == 1
+    assert graph.op_count_optimized <= 5
+    assert "Grappler removed" in graph.note and "MatMul 100->1" in graph.note
+
+
+def test_control_flow_bodies_are_counted_and_lowering_is_explained():
+    report = analyze(gallery.BY_SLUG["autograph-control-flow"].job())
+    graph = report.functions[0].graph
+    top_level_ops = graph.dot.count("label=") - 0
+    assert "StatelessIf" in graph.op_types and "While" in graph.op_types or \
+        "StatelessWhile" in graph.op_types
+    assert graph.op_count > top_level_ops  # the cond and loop bodies are in the library
+    assert any(op in graph.op_types_optimized for op in ("Switch", "Merge", "Enter", "Exit"))
+    assert "lowered to Switch/Merge/Enter/Exit" in graph.note
+
+
+def test_large_graph_drawing_is_cut_with_a_note():
+    report = analyze(gallery.BY_SLUG["dead-matmuls"].job())
+    dot = report.functions[0].graph.dot
+    assert dot.startswith("digraph G {") and "more ops not drawn" in dot
+
+
+def test_hlo_only_with_jit_compile_and_errors_are_explained():
+    report = analyze(gallery.BY_SLUG["xla"].job())
+    assert "HloModule" in report.functions[0].hlo
+    plain = analyze(gallery.BY_SLUG["xla"].job(jit_compile=False, source=gallery.BY_SLUG[
+        "xla"].source.replace("(jit_compile=True)", "")))
+    assert plain.functions[0].hlo is None
+    # A string op cannot be compiled by XLA: the call fails, and the report says why.
+    source = ("import tensorflow as tf\n\ndef s(x):\n"
+              "    return tf.strings.length(tf.strings.as_string(x))\n")
+    report = analyze(Job(source, "s", ("int32[3]",), jit_compile=True))
+    f = report.functions[0]
+    assert f.calls[0].error is not None and "AsString" in f.calls[0].error.message
+    assert f.hlo is None and "No HLO: no call succeeded" in f.conversion_note

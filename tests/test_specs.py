@@ -1,0 +1,61 @@
+"""The call-plan grammar: tensor specs, literals, keyword calls, signatures and size caps."""
+from __future__ import annotations
+
+import pytest
+
+from playground import specs
+from playground.errors import SpecError, TensorTooLargeError
+
+
+def test_tensor_spec_and_scalar():
+    assert specs.parse_tensor_spec("float32[2,3]") == specs.TensorSpec("float32", (2, 3))
+    assert specs.parse_tensor_spec("int32[]") == specs.TensorSpec("int32", ())
+    assert str(specs.parse_tensor_spec(" bool [ 4 ] ")) == "bool[4]"
+
+
+def test_call_mixes_tensors_literals_and_keywords():
+    call = specs.parse_call('float32[2,3], 2.5, True, "a,b", None, n=1, label="x"')
+    assert [str(a) for a in call.args] == ["float32[2,3]", "2.5", "True", '"a,b"', "None"]
+    assert call.args[2].value is True and call.args[3].value == "a,b"
+    assert [(k, v.value) for k, v in call.kwargs] == [("n", 1), ("label", "x")]
+
+
+def test_empty_call_has_no_arguments():
+    assert specs.parse_call("") == specs.CallSpec()
+    assert specs.parse_call("   ") == specs.CallSpec()
+
+
+def test_signature_allows_none_dims():
+    sig = specs.parse_signature("float32[None,28,28,1], int32[None]")
+    assert sig == (specs.TensorSpec("float32", (None, 28, 28, 1)), specs.TensorSpec("int32", (None,)))
+
+
+@pytest.mark.parametrize("text, named", [
+    ("flaot32[3]", "did you mean float32"),
+    ("float32[3,x]", "malformed dim 'x'"),
+    ("float32[3", "unclosed bracket"),
+    ("float32[None]", "dynamic dim 'None'"),
+    ("float32[2.5]", "malformed dim '2.5'"),
+    ("1,,2", "empty argument"),
+    ("n=1, float32[3]", "positional argument 'float32[3]' after a keyword"),
+    ("n=1, n=2", "'n' given twice"),
+    ("tf.zeros([3])", "cannot read argument 'tf.zeros([3])'"),
+    ('"abc', "unterminated string"),
+])
+def test_bad_calls_name_the_offending_text(text, named):
+    with pytest.raises(SpecError) as info:
+        specs.parse_call(text)
+    assert named in str(info.value)
+
+
+def test_huge_tensor_refused_before_allocating():
+    with pytest.raises(TensorTooLargeError, match="100,000,000,000 elements, over the cap"):
+        specs.parse_call("float32[100000,1000000]")
+    with pytest.raises(TensorTooLargeError, match="over the cap of 10"):
+        specs.parse_call("float32[3], float32[3,3]", max_elements=10)  # the call's total counts
+
+
+def test_dtype_names_are_tensorflows():
+    tf = pytest.importorskip("tensorflow")
+    for name in specs.DTYPES:
+        assert tf.dtypes.as_dtype(name).name in (name, {"half": "float16", "double": "float64"}.get(name))
