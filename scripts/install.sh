@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the playground on a fresh Debian machine: system packages and a world-readable venv.
+#   scripts/install.sh           bubblewrap + the venv (enough to run the app)
+#   scripts/install.sh --test    also Chromium, for the browser tests
+# The venv lives outside any home directory (default /opt/tf-playground/venv) because sandboxed
+# workers run as an unprivileged uid, which cannot enter /root (mode 0700).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${PLAYGROUND_VENV:-/opt/tf-playground/venv}"
+packages=(bubblewrap python3-venv)
+[[ " $* " == *" --test "* ]] && packages+=(chromium)
+
+sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_ apt-get update -qq
+  sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Debian's interpreter, not a pyenv build under /root that a dropped uid cannot start.
+PYTHON="${PLAYGROUND_BASE_PYTHON:-/usr/bin/python3}"
+if [ ! -x "$VENV/bin/python" ]; then
+  sudo_ mkdir -p "$(dirname "$VENV")"
+  sudo_ "$PYTHON" -m venv "$VENV"
+fi
+sudo_ "$VENV/bin/pip" install -q --disable-pip-version-check -r requirements.txt
+sudo_ chmod -R a+rX "$VENV"
+echo "installed: $VENV ($("$VENV/bin/python" -c 'import sys; print(sys.version.split()[0])'))"
