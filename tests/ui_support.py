@@ -103,3 +103,7 @@ def real_pool() -> Optional[object]:
     from playground.config import Settings
     from playground.executor import make_executor
     return make_executor(Settings.from_env())
+
+
+def subprocess_engine() -> SubprocessExecutor:
+    return SubprocessExecutor()

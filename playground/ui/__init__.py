@@ -13,9 +13,17 @@ def share_button() -> None:
         st.code(state.share_link(), language="text", wrap_lines=True)
 
 
+# Code belongs in a monospace font; Streamlit's text areas default to the body font.
+CSS = """<style>
+.st-key-source textarea, .st-key-calls textarea, .st-key-signature input
+{font-family: "Source Code Pro", ui-monospace, monospace; font-size: 0.85rem;}
+</style>"""
+
+
 def main() -> None:
     settings = Settings.from_env()
     state.init()
+    st.html(CSS)
     st.title("tf.function playground")
     st.caption("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
                "traces, converted code, graphs, timings and pitfalls.")

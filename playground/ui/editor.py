@@ -21,7 +21,9 @@ def gallery_panel() -> None:
     example = gallery.BY_SLUG.get(st.session_state.get(keys.EXAMPLE, ""))
     if example is None:
         return
-    with st.expander(f"About this example: {example.title}", expanded=True):
+    edited = st.session_state.get(keys.SOURCE) != example.source
+    title = f"Based on example: {example.title} (edited)" if edited else f"About this example: {example.title}"
+    with st.expander(title, expanded=not edited):
         st.markdown(example.explanation)
         if example.article_claim:
             st.markdown(f"**The article says:** {example.article_claim}")

@@ -20,10 +20,9 @@ def options(max_budget_s: float) -> None:
     st.text_input("input_signature", key=keys.SIGNATURE, placeholder="e.g. float32[None,3]",
                   help="One TensorSpec per parameter, None for a dynamic dim. Empty: no signature.")
     show_error(keys.SIGNATURE)
-    c1, c2 = st.columns(2)
-    c1.toggle(REDUCE_LABEL, key=keys.REDUCE_RETRACING,
+    st.toggle(REDUCE_LABEL, key=keys.REDUCE_RETRACING,
               help="Generalise shapes after a retrace instead of tracing each new shape.")
-    c2.toggle("jit_compile (XLA)", key=keys.JIT_COMPILE)
+    st.toggle("jit_compile (XLA)", key=keys.JIT_COMPILE)
     c1, c2 = st.columns(2)
     c1.toggle("Time eager vs graph vs XLA", key=keys.TIMING)
     if float(st.session_state.get(keys.TIMING_BUDGET) or 2.0) > max_budget_s:

@@ -55,7 +55,7 @@ def claim_checks(result: Result) -> None:
     if example.article_claim:
         st.caption(f"Article: {example.article_claim}")
     rows = [{"check": c.what, "expected": c.expected, "this run": c.actual,
-             "holds": "✅ holds" if c.holds else "❌ differs"} for c in checks]
+             "holds": "yes" if c.holds else "NO: differs"} for c in checks]
     st.dataframe(rows, hide_index=True, width="stretch")
 
 

@@ -38,7 +38,7 @@ def render(function: FunctionReport | None) -> None:
     if info.dot:
         with st.expander(f"The graph ({info.op_count} ops, last trace)",
                          expanded=info.op_count < DRAW_OPEN_BELOW):
-            st.graphviz_chart(info.dot, width="stretch")
+            st.graphviz_chart(info.dot, width="content")
     if function and function.hlo:
         with st.expander("XLA HLO (jit_compile=True)"):
             st.code(function.hlo, language="text")
