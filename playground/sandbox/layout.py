@@ -22,8 +22,21 @@ LEASE_DIR = "/run/playground-uids" if os.path.isdir("/run") else "/tmp/playgroun
 JOB_FILE = "main.py"
 
 
-@functools.lru_cache(maxsize=None)
+_staging = threading.Lock()
+
+
 def base_dir() -> str:
+    with _staging:
+        return _base_dir()
+
+
+def code_dir() -> str:
+    with _staging:
+        return _code_dir()
+
+
+@functools.lru_cache(maxsize=None)
+def _base_dir() -> str:
     """One root-owned dir per server process: others may traverse it but not list it."""
     path = tempfile.mkdtemp(prefix="playground-sandbox-")
     os.chmod(path, 0o711)
@@ -32,12 +45,12 @@ def base_dir() -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def code_dir() -> str:
+def _code_dir() -> str:
     """A world-readable copy of the playground package: the repo may live under /root (0700),
     and a copy means a job can never write into the project tree."""
-    target = os.path.join(base_dir(), "code")
+    target = os.path.join(_base_dir(), "code")
     shutil.copytree(os.path.dirname(playground.__file__), os.path.join(target, "playground"),
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "ui"))
     for root, dirs, files in os.walk(target):
         os.chmod(root, 0o755)
         for name in files:
@@ -100,6 +113,7 @@ class UidLeases:
         self.enabled = os.geteuid() == 0      # not root: there is no uid to drop to
         self._uids = range(first, first + count)
         self._held: dict[int, int] = {}
+        self._next = 0                         # rotate, so a just-freed uid is reused last
         self._lock = threading.Lock()
 
     def take(self) -> Optional[int]:
@@ -107,7 +121,8 @@ class UidLeases:
             return None
         os.makedirs(LEASE_DIR, mode=0o700, exist_ok=True)
         with self._lock:
-            for uid in self._uids:
+            for step in range(len(self._uids)):
+                uid = self._uids[(self._next + step) % len(self._uids)]
                 if uid in self._held:
                     continue
                 fd = os.open(os.path.join(LEASE_DIR, str(uid)), os.O_RDWR | os.O_CREAT, 0o600)
@@ -117,6 +132,7 @@ class UidLeases:
                     os.close(fd)
                     continue
                 self._held[uid] = fd
+                self._next = (self._uids.index(uid) + 1) % len(self._uids)
                 return uid
         raise SandboxError(f"all {len(self._uids)} sandbox uids are in use")
 

@@ -145,7 +145,7 @@ class WorkerPool:
     def _sandbox_info(self, worker: WorkerProcess, timeout: float):
         notes = [f"GPU: {worker.gpus} device(s), {self.settings.gpu_memory_mb} MiB each"] \
             if worker.gpus else []
-        return sandbox_info(self.config.isolation, dict(self.config.limits, wall_s=timeout),
+        return sandbox_info(self.config.isolation, _limits(self.config, worker, timeout),
                             self.config.notes, notes)
 
     def wait_ready(self, count: Optional[int] = None, timeout_s: float = START_TIMEOUT_S) -> bool:
@@ -171,6 +171,13 @@ class WorkerPool:
         self.close()
 
 
+def _limits(config: SandboxConfig, worker: WorkerProcess, timeout: float) -> dict:
+    limits = dict(config.limits, wall_s=timeout)
+    if worker.uid is not None:
+        limits["uid"] = worker.uid               # the job ran as this uid, alone
+    return limits
+
+
 def _discard(worker: WorkerProcess) -> None:
     worker.kill()
     worker.release()
@@ -191,5 +198,5 @@ def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -
         raise
     finally:
         worker.release()
-    info = sandbox_info(config.isolation, dict(config.limits, wall_s=timeout), config.notes)
+    info = sandbox_info(config.isolation, _limits(config, worker, timeout), config.notes)
     return finish(outcome, info, timeout)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
@@ -18,6 +19,9 @@ from ..errors import SandboxError
 from ..job import Job, job_to_json
 from . import bwrap, layout, limits as rlimits
 
+# bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that spawned it
+# ends; so every spawn happens on one thread that lives as long as this process.
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
 EVENT_BYTES_CAP = 64 << 20        # a job that floods the protocol pipe is stopped, not buffered
 REDUCED = "reduced isolation: not for public hosting"
 
@@ -37,6 +41,7 @@ class SandboxConfig:
     @classmethod
     def from_settings(cls, settings: Settings) -> "SandboxConfig":
         python = settings.python or sys.executable
+        layout.code_dir()                   # stage the package once, before workers race to
         uid = layout.leases.take()
         try:
             why_not = "" if settings.isolation == "process" else bwrap.probe(uid)
@@ -70,11 +75,11 @@ class WorkerProcess:
         read_fd, write_fd = os.pipe()
         self._fd = read_fd
         try:
-            self.proc = subprocess.Popen(
-                self._argv(write_fd), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            self.proc = _SPAWNER.submit(
+                subprocess.Popen, self._argv(write_fd), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                 stderr=self.stderr, pass_fds=(write_fd,), start_new_session=True,
                 env={} if config.isolation == "bubblewrap" else self._env(),
-                cwd=self.dirs.tmp, **bwrap.as_user(self.uid))
+                cwd=self.dirs.tmp, **bwrap.as_user(self.uid)).result()
         except BaseException:
             os.close(read_fd)
             self.release()

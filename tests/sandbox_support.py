@@ -1,0 +1,66 @@
+"""Shared helpers for the sandbox tests: a small-limit pool, timed submits, survivor checks."""
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable
+
+import pytest
+
+from playground.config import Settings
+from playground.job import Job, Report
+from playground.sandbox.supervisor import processes_of
+
+SECRET = "s3cret-playground-test-value"     # set in the server env; must never reach a job
+# Small limits keep the suite fast on 2 cores: CPU below wall, so each limit can be hit alone.
+SETTINGS = Settings(pool_size=2, queue_limit=16, timeout_s=8.0, cpu_s=5, memory_mb=4096,
+                    file_mb=16, tmp_mb=32, processes=128, open_files=256)
+
+
+def timed(pool, job: Job) -> tuple[Report, float]:
+    started = time.monotonic()
+    report = pool.submit(job)
+    return report, time.monotonic() - started
+
+
+def script(source: str, timeout_s: float = 30.0) -> Job:
+    return Job(source=source, function=None, timeout_s=timeout_s)
+
+
+def need_bwrap(pool, why: str) -> None:
+    if pool.isolation != "bubblewrap":
+        pytest.skip(f"needs bubblewrap namespaces ({why}); this machine runs the process "
+                    f"fallback: {'; '.join(pool.config.notes)}")
+
+
+def need_own_uid(pool, why: str) -> None:
+    if os.geteuid() != 0 and pool.isolation != "bubblewrap":
+        pytest.skip(f"needs a dedicated job uid (run as root) or bubblewrap ({why})")
+
+
+def poll(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def uid_gone(report: Report) -> bool:
+    uid = report.sandbox.limits.get("uid") if report.sandbox else None
+    return uid is None or poll(lambda: not processes_of(uid))
+
+
+def cmdline_gone(token: str) -> bool:
+    def none_left() -> bool:
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/cmdline", "rb") as f:
+                        if token.encode() in f.read():
+                            return False
+                except OSError:
+                    pass
+        return True
+    return poll(none_left)
