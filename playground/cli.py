@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--timing", action="store_true", help="time eager vs graph vs XLA")
     analyze.add_argument("--timing-budget", type=float, default=2.0, metavar="SECONDS",
                          help="seconds of measurement per function (default 2)")
+    analyze.add_argument("--sweep", metavar="ARG[DIM]=SIZES",
+                         help='with --timing: time the last call at each size, e.g. "x[0]=16,64,256"')
     analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     analyze.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                          help="wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)")
@@ -75,6 +77,8 @@ def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
         specs.parse_call(text, max_elements=config.max_tensor_elements)
     if args.signature:
         specs.parse_signature(args.signature)
+    if args.sweep:
+        specs.parse_sweep(args.sweep)
     if args.timeout is not None and args.timeout <= 0:
         raise PlaygroundError(f"--timeout must be positive, got {args.timeout}")
     filename = "<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1]
@@ -83,7 +87,7 @@ def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
                jit_compile=args.jit_compile, timing=args.timing,
                timing_budget_s=args.timing_budget, device=args.device,
                timeout_s=args.timeout if args.timeout is not None else config.timeout_s,
-               filename=filename)
+               filename=filename, sweep=args.sweep)
 
 
 def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:

@@ -30,6 +30,7 @@ class Job:
     device: str = "auto"                    # auto | cpu | gpu
     timeout_s: float = 30.0
     filename: str = "playground_input.py"   # shown in tracebacks and to AutoGraph
+    sweep: Optional[str] = None             # "x[0]=16,64,256": time the last call at each size
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,16 @@ class ModeTiming:
 
 
 @dataclass(frozen=True)
+class SweepPoint:
+    size: int
+    eager_s: Optional[float]
+    graph_s: Optional[float]
+    xla_s: Optional[float]
+    graph_traces: int                       # the graph instance's tracing count after this size
+    xla_traces: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class Timing:
     eager: ModeTiming
     graph: ModeTiming
@@ -91,6 +102,9 @@ class Timing:
     break_even_calls: dict[str, Optional[int]] = field(default_factory=dict)
     phases: dict[str, dict[str, float]] = field(default_factory=dict)   # trace/compile/run per mode
     notes: list[str] = field(default_factory=list)
+    sweep: list[SweepPoint] = field(default_factory=list)
+    sweep_label: str = ""                   # e.g. "x dim 0"
+    environment: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

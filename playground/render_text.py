@@ -37,6 +37,12 @@ def render_function(f: FunctionReport) -> list[str]:
                      + (f", XLA {t.xla.median_s * 1e6:.1f} us" if t.xla else "")
                      + f"; graph speedup {t.speedup_graph:.2f}x")
         lines += [f"    note: {n}" for n in t.notes]
+        if t.sweep:
+            lines.append(f"  size sweep ({t.sweep_label}): size, eager, graph, XLA (us), graph traces")
+            for p in t.sweep:
+                cells = [f"{v * 1e6:9.1f}" if v is not None else "        -"
+                         for v in (p.eager_s, p.graph_s, p.xla_s)]
+                lines.append(f"    {p.size:>7} {' '.join(cells)}   {p.graph_traces}")
     if f.conversion_note:
         lines.append(f"  note: {f.conversion_note}")
     lines += [f"  TF warning: {w}" for w in f.retracing_warnings]

@@ -186,3 +186,61 @@ def parse_signature(text: str) -> tuple[TensorSpec, ...]:
         return ()
     return tuple(parse_tensor_spec(p, allow_dynamic=True, max_elements=math.inf)  # type: ignore[arg-type]
                  for p in split_top_level(text))
+
+
+_SWEEP_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*|\d+)\s*\[\s*(\d+)\s*\]\s*=\s*(.+)$")
+MAX_SWEEP_POINTS = 12
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A size sweep: argument (name or position), which dimension, and the sizes to try."""
+
+    arg: Union[str, int]
+    dim: int
+    sizes: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"{self.arg}[{self.dim}]={','.join(map(str, self.sizes))}"
+
+
+def parse_sweep(text: str) -> Sweep:
+    """Parses "x[0]=16,64,256" (by name) or "0[1]=8,32" (by position)."""
+    m = _SWEEP_RE.match(text)
+    if not m:
+        raise SpecError(f"expected ARG[DIM]=SIZE,SIZE,... such as x[0]=16,64,256, got {text!r}")
+    sizes = []
+    for raw in m.group(3).split(","):
+        if not raw.strip().isdigit() or int(raw) <= 0:
+            raise SpecError(f"sweep size {raw.strip()!r} in {text!r} is not a positive integer")
+        sizes.append(int(raw))
+    if len(sizes) > MAX_SWEEP_POINTS:
+        raise SpecError(f"{len(sizes)} sweep sizes in {text!r}; at most {MAX_SWEEP_POINTS}")
+    arg: Union[str, int] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
+    return Sweep(arg, int(m.group(2)), tuple(sizes))
+
+
+def resize(call: CallSpec, sweep: Sweep, size: int, max_elements: int = DEFAULT_MAX_ELEMENTS) -> CallSpec:
+    """The call with the swept dimension set to `size`; names the problem if it cannot be."""
+    args, kwargs = list(call.args), dict(call.kwargs)
+    if isinstance(sweep.arg, int):
+        if sweep.arg >= len(args):
+            raise SpecError(f"sweep argument {sweep.arg} but the call ({call}) has {len(args)} "
+                            "positional argument(s)")
+        target = args[sweep.arg]
+    elif sweep.arg in kwargs:
+        target = kwargs[sweep.arg]
+    else:
+        raise SpecError(f"sweep argument {sweep.arg!r} is not a keyword of the call ({call}); "
+                        "use its position, e.g. 0[0]=...")
+    if not isinstance(target, TensorSpec) or sweep.dim >= len(target.shape):
+        raise SpecError(f"argument {target} has no dimension {sweep.dim}")
+    shape = list(target.shape)
+    shape[sweep.dim] = size
+    resized = TensorSpec(target.dtype, tuple(shape))
+    check_size(resized.num_elements, str(resized), max_elements)
+    if isinstance(sweep.arg, int):
+        args[sweep.arg] = resized
+    else:
+        kwargs[sweep.arg] = resized
+    return CallSpec(tuple(args), tuple(kwargs.items()))

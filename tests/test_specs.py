@@ -59,3 +59,35 @@ def test_dtype_names_are_tensorflows():
     tf = pytest.importorskip("tensorflow")
     for name in specs.DTYPES:
         assert tf.dtypes.as_dtype(name).name in (name, {"half": "float16", "double": "float64"}.get(name))
+
+
+def test_sweep_grammar_and_resize():
+    sweep = specs.parse_sweep("x[1]=8, 64,256")
+    assert sweep == specs.Sweep("x", 1, (8, 64, 256)) and str(sweep) == "x[1]=8,64,256"
+    call = specs.parse_call("float32[4,3], 2")
+    resized = specs.resize(call, specs.Sweep(0, 1, (8,)), 8)
+    assert str(resized) == "float32[4,8], 2"
+    keyword = specs.resize(specs.parse_call("n=1, x=int32[2]"), specs.Sweep("x", 0, (5,)), 5)
+    assert str(keyword) == "n=1, x=int32[5]"
+
+
+@pytest.mark.parametrize("text, named", [
+    ("x=1,2", "expected ARG[DIM]=SIZE"),
+    ("x[0]=8,zero", "sweep size 'zero'"),
+    ("x[0]=" + ",".join(["2"] * 13), "at most 12"),
+])
+def test_bad_sweeps_name_the_problem(text, named):
+    with pytest.raises(SpecError, match=named.replace("[", r"\[")):
+        specs.parse_sweep(text)
+
+
+def test_resize_refuses_what_the_call_cannot_take():
+    call = specs.parse_call("float32[4], 2")
+    with pytest.raises(SpecError, match="has no dimension 1"):
+        specs.resize(call, specs.Sweep(0, 1, (8,)), 8)
+    with pytest.raises(SpecError, match="has no dimension 0"):
+        specs.resize(call, specs.Sweep(1, 0, (8,)), 8)  # a Python value has no dims
+    with pytest.raises(SpecError, match="has 2 positional"):
+        specs.resize(call, specs.Sweep(3, 0, (8,)), 8)
+    with pytest.raises(TensorTooLargeError):
+        specs.resize(call, specs.Sweep(0, 0, (10 ** 9,)), 10 ** 9)

@@ -183,3 +183,18 @@ def test_tf_print_output_is_captured_per_call():
               "    tf.print('value', x)\n    return x\n")
     report = run(source, calls=["int32[]", "int32[]"])
     assert all(c.stdout.startswith("value ") for c in report.functions[0].calls)
+
+
+def test_size_sweep_times_each_size_and_shows_retraces():
+    sweep_job = dict(timing=True, timing_budget_s=0.3, sweep="x[0]=4,16,64")
+    plain = run(SCALE, "scale", ["float32[2], 2.0"], **sweep_job).functions[0].timing
+    assert [p.size for p in plain.sweep] == [4, 16, 64] and plain.sweep_label == "x dim 0"
+    assert [p.graph_traces for p in plain.sweep] == [1, 2, 3]  # every size is a new shape
+    assert all(p.eager_s > 0 and p.graph_s > 0 and p.xla_s > 0 for p in plain.sweep)
+    fixed = run(SCALE, "scale", ["float32[2], float32[]"], signature="float32[None], float32[]",
+                **sweep_job).functions[0].timing
+    assert [p.graph_traces for p in fixed.sweep] == [1, 1, 1]
+    assert fixed.environment["tensorflow_version"] == "2.21.0"
+    bad = run(SCALE, "scale", ["float32[2], 2.0"], **{**sweep_job, "sweep": "n[0]=4"})
+    assert "size sweep n[0]=4: argument 2.0 has no dimension 0" in \
+        bad.functions[0].conversion_note

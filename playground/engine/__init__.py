@@ -6,6 +6,7 @@ detect pitfalls. Each step lives in its own module.
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 import os
@@ -81,6 +82,7 @@ class _Run:
         self.stdout = ""
         self.device = "/CPU:0"
         self.owner: Any = None  # keeps the instance of a bound method entry alive
+        self.plan: list[specs.CallSpec] = []
 
     def make_tracked(self, fn: Any, name: str, python_function: Callable) -> TrackedFunction:
         return TrackedFunction(fn, name, python_function, capture=self.capture,
@@ -126,7 +128,7 @@ class _Run:
             self.error = error_info(e, self.job.filename)
             return
         tracked = self.make_tracked(fn, name, python_function)
-        self.tracked, self.options = [tracked], {id(tracked): options}
+        self.tracked, self.options, self.plan = [tracked], {id(tracked): options}, calls
         for index, call in enumerate(calls):
             mismatch = _arity_error(python_function, call, options["input_signature"])
             if mismatch:
@@ -155,22 +157,39 @@ class _Run:
                 hlo, hlo_note = graphs.hlo_text(tracked.python_function, options, args, kwargs)
                 notes += [hlo_note] if hlo_note else []
             if self.job.timing:                                       # 7. time it
-                try:
-                    measured = timing.measure(
-                        tracked.python_function, {k: v for k, v in options.items()
-                                                  if k != "jit_compile"},
-                        args, kwargs, budget_s=self.job.timing_budget_s, device=self.device,
-                        progress=lambda mode, done: self.emit(
-                            {"event": "timing", "function": tracked.name, "mode": mode,
-                             "progress": done}))
-                except Exception as e:
-                    notes.append(f"timing failed: {type(e).__name__}: {e}")
+                measured = self.time_function(tracked, options, args, kwargs, notes)
         return FunctionReport(
             name=tracked.name, tracing_count=tracked.tracing_count, calls=tracked.calls,
             concrete_signatures=tracked.concrete_signatures(), converted_code=code,
             graph=graph, hlo=hlo, timing=measured, conversion_note=" ".join(notes),
             retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
             line=_line_of(tracked.python_function, self.job.filename))
+
+    def time_function(self, tracked: TrackedFunction, options: dict, args: list, kwargs: dict,
+                      notes: list[str]) -> Optional[Any]:
+        plain = {k: v for k, v in options.items() if k != "jit_compile"}
+        try:
+            measured = timing.measure(
+                tracked.python_function, plain, args, kwargs, budget_s=self.job.timing_budget_s,
+                device=self.device, progress=lambda mode, done: self.emit(
+                    {"event": "timing", "function": tracked.name, "mode": mode, "progress": done}))
+        except Exception as e:
+            notes.append(f"timing failed: {type(e).__name__}: {e}")
+            return None
+        extra: dict[str, Any] = {"environment": devices.environment(self.device)}
+        if self.job.sweep and self.plan:
+            try:
+                asked = specs.parse_sweep(self.job.sweep)
+                sweep = _positional(asked, tracked.python_function)
+                sized = [(n, *make_args(specs.resize(self.plan[-1], sweep, n), 0))
+                         for n in sweep.sizes]
+                extra["sweep"] = timing.sweep(tracked.python_function, plain, sized,
+                                              budget_s=self.job.timing_budget_s,
+                                              device=self.device)
+                extra["sweep_label"] = f"{asked.arg} dim {asked.dim}"
+            except PlaygroundError as e:
+                notes.append(f"size sweep {self.job.sweep}: {e}")
+        return dataclasses.replace(measured, **extra)
 
     def function_report_safe(self, tracked: TrackedFunction) -> FunctionReport:
         return FunctionReport(name=tracked.name, tracing_count=tracked.tracing_count,
@@ -203,6 +222,15 @@ def _safe_text(capture: OutputCapture) -> str:
 
 class _Stop(Exception):
     """The user's module raised; its error is recorded and the pipeline goes on to report."""
+
+
+def _positional(sweep: specs.Sweep, python_function: Callable) -> specs.Sweep:
+    """Sweeps name arguments as the user does; calls hold them by position."""
+    if isinstance(sweep.arg, str):
+        names = list(inspect.signature(python_function).parameters)
+        if sweep.arg in names:
+            return dataclasses.replace(sweep, arg=names.index(sweep.arg))
+    return sweep
 
 
 def _arity_error(python_function: Callable, call: specs.CallSpec, signature: Any) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 import tensorflow as tf
 
 from .. import stats
-from ..job import ModeTiming, Timing
+from ..job import ModeTiming, SweepPoint, Timing
 
 MIN_SAMPLE_S = 0.002
 
@@ -94,3 +94,30 @@ def measure(python_function: Callable, options: dict, args: list, kwargs: dict, 
         break_even_calls={m: stats.break_even(results[m].first_call_s, results[m].median_s,
                                               eager.median_s) for m in results if m != "eager"},
         phases=phases, notes=notes)
+
+
+def sweep(python_function: Callable, options: dict, calls: list[tuple[int, list, dict]], *,
+          budget_s: float, device: str, xla: bool = True) -> list[SweepPoint]:
+    """Time per call against size. One graph (and one XLA) instance serves every size, so its
+    tracing count shows whether each size retraced under the chosen options."""
+    sync = device_sync(device)
+    graph_fn = tf.function(python_function, **{**options, "jit_compile": False})
+    xla_fn = tf.function(python_function, **{**options, "jit_compile": True}) if xla else None
+    share = budget_s / max(1, len(calls)) / (3 if xla else 2)
+    points = []
+    for size, args, kwargs in calls:
+        medians: dict[str, Optional[float]] = {}
+        for mode, fn in (("eager", python_function), ("graph", graph_fn), ("xla", xla_fn)):
+            if fn is None:
+                medians[mode] = None
+                continue
+            try:
+                measured, _, _ = time_mode(lambda f=fn: f(*args, **kwargs), share, sync)
+                medians[mode] = measured.median_s
+            except Exception:  # e.g. XLA cannot compile this size: leave the point out
+                medians[mode] = None
+        points.append(SweepPoint(
+            size=size, eager_s=medians["eager"], graph_s=medians["graph"], xla_s=medians["xla"],
+            graph_traces=int(graph_fn.experimental_get_tracing_count()),
+            xla_traces=int(xla_fn.experimental_get_tracing_count()) if xla_fn else None))
+    return points

@@ -59,4 +59,5 @@ def summarize(value: Any) -> str:
         out = "{" + ", ".join(f"{k!r}: {summarize(v)}" for k, v in value.items()) + "}"
     else:
         out = repr(value)
+    out = " ".join(out.split())  # one line, however numpy wrapped it
     return out if len(out) <= _MAX_SUMMARY else out[: _MAX_SUMMARY - 3] + "..."
