@@ -79,6 +79,7 @@ class ModeTiming:
     iqr_s: float = 0.0
     first_call_s: float = 0.0               # trace (+ compile) + one run
     noisy: bool = False
+    peak_memory_bytes: Optional[int] = None  # GPU only: tf.config.experimental.get_memory_info
 
 
 @dataclass(frozen=True)

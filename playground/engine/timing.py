@@ -2,6 +2,7 @@
 autorange repeats within a budget, the device synchronised before every clock read."""
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any, Callable, Optional
 
@@ -17,6 +18,18 @@ def device_sync(device: str) -> Callable[[], None]:
     if device.upper().startswith("GPU") or "/GPU" in device.upper():
         return tf.test.experimental.sync_devices
     return lambda: None  # CPU ops have finished when the call returns
+
+
+def peak_memory_meter(device: str) -> Callable[[], Callable[[], Optional[int]]]:
+    """On a GPU: resets the peak counter and returns a reader of the peak since then."""
+    if "GPU" not in device.upper():
+        return lambda: (lambda: None)
+    name = device.strip("/").upper().replace("DEVICE:", "")
+
+    def start() -> Callable[[], Optional[int]]:
+        tf.config.experimental.reset_memory_stats(name)
+        return lambda: int(tf.config.experimental.get_memory_info(name)["peak"])
+    return start
 
 
 def time_mode(call: Callable[[], Any], budget_s: float, sync: Callable[[], None],
@@ -54,6 +67,7 @@ def measure(python_function: Callable, options: dict, args: list, kwargs: dict, 
             budget_s: float, device: str, xla: bool = True,
             progress: Callable[[str, float], None] = lambda mode, done: None) -> Timing:
     sync = device_sync(device)
+    meter = peak_memory_meter(device)
     modes = ["eager", "graph"] + (["xla"] if xla else [])
     share = budget_s / len(modes)
     results: dict[str, ModeTiming] = {}
@@ -68,8 +82,10 @@ def measure(python_function: Callable, options: dict, args: list, kwargs: dict, 
             fn = tf.function(python_function, **{**options, "jit_compile": mode == "xla"})
             prepare = (lambda f=fn: f.get_concrete_function(*args, **kwargs))
         try:
+            peak = meter()
             timing, trace_s, first_run_s = time_mode(lambda f=fn: f(*args, **kwargs), share, sync,
                                                      prepare)
+            timing = dataclasses.replace(timing, peak_memory_bytes=peak())
         except Exception as e:
             notes.append(f"{mode}: could not be timed: {type(e).__name__}: {str(e)[:200]}")
             continue
