@@ -116,7 +116,7 @@ def test_error_report_highlights_line_in_problems(app: AppTest) -> None:
     problems = tab(app, "Problems")
     assert any("AttributeError" in e.value for e in problems.error)
     html = next(m.value for m in problems.markdown if "problem-source" in m.value)
-    marked = [line for line in html.split("</div>") if "#ffe0e0" in line]
+    marked = [line for line in html.split("</div>") if 'class="problem-line"' in line]
     assert len(marked) == 1 and "x.numpy()" in marked[0]
 
 

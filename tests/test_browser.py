@@ -49,10 +49,10 @@ def wait_idle(page) -> None:
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
 
 
-def run_and_wait(page) -> None:
+def run_and_wait(page, number: int = 1) -> None:
     page.locator(".st-key-run button").click()
-    # The Traces metric appears only once the report is in session state.
-    expect(page.get_by_test_id("stMetric").filter(has_text="Traces")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    # Each result is captioned "Run <n>": waiting for n tells a fresh result from the last one.
+    expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
     wait_idle(page)
 
 
@@ -106,3 +106,37 @@ def test_type_new_function_and_plan(page, server) -> None:
     page.reload()
     expect(page.locator(".st-key-source textarea")).to_have_value(re.compile(r"def scale\(x, factor\)"))
     page.screenshot(path=str(SHOTS / "new_function.png"), full_page=True)
+
+
+BROKEN = """import tensorflow as tf
+
+@tf.function
+def bad(x):
+    y = x.numpy()
+    return y
+"""
+
+
+def test_timing_and_problems_tabs(page, server) -> None:
+    page.goto(f"{server}/?example=retracing")
+    wait_idle(page)
+    expect(page.locator(".st-key-source textarea")).to_have_value(re.compile("def process"))
+    page.locator(".st-key-timing label").click()
+    wait_idle(page)
+    run_and_wait(page)
+    open_tab(page, "Timing")
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts.filter(has_text="Steady-state").first.locator(".main-svg").first).to_be_visible()
+    expect(charts.filter(has_text="First call").first).to_be_visible()
+    expect(page.get_by_test_id("stMetric").filter(has_text="Graph speedup vs eager")).to_be_visible()
+    page.screenshot(path=str(SHOTS / "timing.png"), full_page=True)
+
+    page.locator(".st-key-source textarea").fill(BROKEN)
+    page.locator(".st-key-source textarea").press("Control+Enter")
+    wait_idle(page)
+    run_and_wait(page, number=2)
+    open_tab(page, "Problems")
+    marked = page.locator(".problem-source .problem-line")
+    expect(marked).to_have_count(1)
+    expect(marked).to_contain_text("x.numpy()")
+    page.screenshot(path=str(SHOTS / "problems.png"), full_page=True)

@@ -122,5 +122,7 @@ def run_button(settings: Settings) -> None:
             return
         done = "complete" if report.status == "ok" else "error"
         status.update(label=f"Done: {report.message or report.status}", state=done)
+    previous = state.result()
     st.session_state[keys.RESULT] = state.Result(job=job, report=report,
-                                                 example=pristine_example(values))
+                                                 example=pristine_example(values),
+                                                 number=previous.number + 1 if previous else 1)

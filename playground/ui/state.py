@@ -25,6 +25,7 @@ class Result:
     job: Job
     report: Report
     example: Optional[str]   # the gallery slug whose settings produced it, if unchanged
+    number: int = 1          # runs so far in this session, shown so a fresh result is evident
 
 
 def encode_source(source: str) -> str:

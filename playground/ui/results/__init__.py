@@ -16,11 +16,11 @@ def isolation(report: Report) -> str:
     return report.sandbox.isolation if report.sandbox else "none"
 
 
-def environment_line(report: Report) -> None:
+def environment_line(report: Report, number: int) -> None:
     """Device, TF version and isolation, always in view next to the numbers they produced."""
     level = isolation(report)
     node = f" · node {report.executor.node}" if report.executor else ""
-    st.caption(f"TensorFlow {report.tensorflow_version} · device **{report.device}** · "
+    st.caption(f"Run {number} · TensorFlow {report.tensorflow_version} · device **{report.device}** · "
                f"isolation **{level}**{node} · {report.duration_s:.2f} s")
     if level != "bubblewrap":
         st.warning(f"Reduced isolation ({level}): not for public hosting. Jobs ran without the "
@@ -71,7 +71,7 @@ def pick_function(report: Report) -> FunctionReport | None:
 
 def render(result: Result) -> None:
     report = result.report
-    environment_line(report)
+    environment_line(report, result.number)
     summary(report)
     claim_checks(result)
     function = pick_function(report)

@@ -5,6 +5,7 @@ import html
 
 import streamlit as st
 
+from ...job import ErrorInfo
 from ..state import Result
 
 
@@ -30,18 +31,31 @@ def highlighted_source(source: str, marks: dict[int, str]) -> str:
         label = marks.get(number)
         style = "background:#ffe0e0;border-left:4px solid #d62728;" if label else "border-left:4px solid transparent;"
         note = f'  <span style="color:#d62728">◀ {html.escape(label)}</span>' if label else ""
-        rows.append(f'<div style="{style}padding-left:4px"><span style="color:#999">{number:>3}</span>  '
+        css_class = ' class="problem-line"' if label else ""
+        rows.append(f'<div{css_class} style="{style}padding-left:4px"><span style="color:#999">{number:>3}</span>  '
                     f"{html.escape(text) or '&nbsp;'}{note}</div>")
     return ('<div class="problem-source" style="font-family:monospace;white-space:pre;'
             'font-size:0.85rem;overflow-x:auto">' + "".join(rows) + "</div>")
 
 
+def grouped_errors(result: Result) -> list[tuple[str, ErrorInfo]]:
+    """(where, error) with one entry per distinct error: the same failure on every call is one problem."""
+    report, seen = result.report, {}
+    for function in report.functions:
+        for call in function.calls:
+            if call.error:
+                seen.setdefault((call.error.type, call.error.message), (call.error, []))[1].append(
+                    str(call.index + 1))
+    errors = [(("call " if len(calls) == 1 else "calls ") + ", ".join(calls), error)
+              for error, calls in seen.values()]
+    if report.error:
+        errors.insert(0, ("the run", report.error))
+    return errors
+
+
 def render(result: Result) -> None:
     report = result.report
-    errors = [(f"call {c.index + 1} ({c.args})", c.error) for f in report.functions
-              for c in f.calls if c.error]
-    if report.error:
-        errors.insert(0, ("run", report.error))
+    errors = grouped_errors(result)
     if not report.warnings and not errors:
         st.success("No problems found: no pitfall warnings and no errors.")
         return

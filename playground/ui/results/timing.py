@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -21,15 +22,29 @@ def modes(timing: Timing) -> dict[str, ModeTiming]:
     return found
 
 
+def log_ticks(values: list[float]) -> list[float]:
+    """1-2-5 ticks spanning the data: plotly's own log labels ("2", "5") read as nonsense."""
+    low, high = min(values), max(values)
+    ticks, decade = [], 10.0 ** math.floor(math.log10(low))
+    while decade <= high * 10:
+        ticks += [decade * m for m in (1, 2, 5) if low / 2 <= decade * m <= high * 2]
+        decade *= 10
+    return ticks
+
+
 def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure:
-    figure = go.Figure()
+    figure, every = go.Figure(), []
     for name, mode in modes(timing).items():
         samples_us = [s * 1e6 for s in mode.samples_s]
+        every += samples_us
         figure.add_trace(go.Box(y=samples_us, name=name, boxpoints="all" if points else "outliers",
                                 jitter=0.4, pointpos=0))
     figure.update_layout(title="Steady-state time per call (first call excluded)",
                          yaxis_title="µs per call", yaxis_type="log" if log else "linear",
                          showlegend=False, height=340, margin=dict(l=50, r=10, t=50, b=40))
+    if log and every and min(every) > 0:
+        ticks = log_ticks(every)
+        figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     return figure
 
 
@@ -70,7 +85,9 @@ def speedups(timing: Timing) -> None:
     for col, mode in zip(cols[2:], ("graph", "xla")):
         if mode in timing.break_even_calls:
             calls = timing.break_even_calls[mode]
-            col.metric(f"{mode} pays back after", f"{calls} calls" if calls else "never",
+            slower = (timing.speedup_graph if mode == "graph" else timing.speedup_xla or 0) < 1
+            never = "never (slower here)" if slower else "never"
+            col.metric(f"{mode} pays back after", f"{calls} calls" if calls else never,
                        help="Calls until tracing/compile cost is recovered by faster steady state.")
 
 
@@ -91,8 +108,9 @@ def render(report: Report, function: FunctionReport | None) -> None:
         return
     st.caption(f"Measured on **{report.device}**, TensorFlow {report.tensorflow_version}.")
     speedups(timing)
+    engine_flagged = any("noisy" in note for note in timing.notes)
     for name, mode in modes(timing).items():
-        if mode.noisy:
+        if mode.noisy and not engine_flagged:
             st.warning(f"{name}: noisy (IQR {mode.iqr_s * 1e6:.1f} µs > 20% of median "
                        f"{mode.median_s * 1e6:.1f} µs); rerun or raise the budget.")
     for note in timing.notes:
