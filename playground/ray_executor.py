@@ -80,6 +80,8 @@ def _run_on_node(job_json: str, settings: Settings) -> Iterator[str]:
     try:
         while True:
             event = events.get()
+            if event.get("event") == "started":   # which processes run the job, for audits
+                event = dict(event, sandbox_pids=sorted(_children() - before))
             yield json.dumps(event)
             if event.get("event") in ("report", "error"):
                 return
@@ -122,7 +124,8 @@ class RayExecutor:
                 if address:
                     ray.init(address=address, logging_level="WARNING", log_to_driver=False)
                 else:   # a private local instance, loopback only, like a laptop's CLI run
-                    ray.init(num_cpus=num_cpus or max(1, settings.pool_size),
+                    # "local": never join someone else's `ray start` on this machine by accident
+                    ray.init(address="local", num_cpus=num_cpus or max(1, settings.pool_size),
                              include_dashboard=False, _node_ip_address="127.0.0.1",
                              logging_level="WARNING", log_to_driver=False)
             except Exception as e:  # a bad address or a dead head node is the user's to fix
