@@ -1,0 +1,307 @@
+"""Load test: N concurrent headless-Chromium sessions against a running playground.
+
+Each session loops, until the duration is up, over two runs on a fresh page (a fresh Streamlit
+session): the gallery's `retracing` example (expects 2 traces) and a typed function whose print()
+carries a token unique to that session and run, which must come back in that session's Console
+tab and nowhere else. It reports completed runs, errors, p50/p95 time from the Run click to the
+result, the app's peak RSS (the Streamlit process and its worker descendants, from /proc), and
+how often the health endpoint failed meanwhile.
+
+    python bench/load_test.py --sessions 8 --seconds 120            # starts its own server
+    python bench/load_test.py --url http://127.0.0.1:8501 --pid 1234  # an app already running
+Loopback addresses only: this is a load generator, never to be pointed at someone else's host.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import pathlib
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+TYPED = """import tensorflow as tf
+
+@tf.function
+def mark(x):
+    print("{token}")
+    return x + {constant}
+"""
+
+
+@dataclass
+class Tally:
+    times: dict[str, list[float]] = field(default_factory=lambda: {"retracing": [], "typed": []})
+    errors: list[str] = field(default_factory=list)
+    crossed: list[str] = field(default_factory=list)
+
+    def completed(self) -> int:
+        return sum(len(v) for v in self.times.values())
+
+
+def percentile(values: list[float], q: float) -> Optional[float]:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+# ------------------------------------------------------------------ the server and its memory
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def healthy(url: str, timeout: float = 5.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=timeout) as answer:
+            return answer.status == 200
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def own_server(start_timeout: float = 180.0) -> Iterator[tuple[str, int]]:
+    port = free_port()
+    log = open(os.devnull, "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + start_timeout
+        while not healthy(url, 2.0):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("streamlit did not become healthy")
+            time.sleep(0.5)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        log.close()
+
+
+def _status(pid: int) -> dict[str, str]:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            return dict(line.split(":", 1) for line in handle if ":" in line)
+    except OSError:
+        return {}
+
+
+def _kib(value: str) -> int:
+    return int(value.split()[0]) if value else 0
+
+
+def descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            ppid = _kib(_status(int(entry)).get("PPid", "0"))
+            children.setdefault(ppid, []).append(int(entry))
+    found, stack = [], [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+class Sampler(threading.Thread):
+    """Once a second: the server's VmHWM, its descendants' VmHWM and summed VmRSS, and health."""
+
+    def __init__(self, url: str, pid: Optional[int]) -> None:
+        super().__init__(daemon=True)
+        self.url, self.pid = url, pid
+        self.stop = threading.Event()
+        self.server_hwm_kib = 0
+        self.child_hwm_kib: dict[int, int] = {}
+        self.children_rss_peak_kib = 0
+        self.health_checks = 0
+        self.health_failures = 0
+
+    def run(self) -> None:
+        while not self.stop.wait(1.0):
+            self.health_checks += 1
+            self.health_failures += 0 if healthy(self.url) else 1
+            if self.pid is None:
+                continue
+            self.server_hwm_kib = max(self.server_hwm_kib, _kib(_status(self.pid).get("VmHWM", "")))
+            rss = 0
+            for child in descendants(self.pid):
+                status = _status(child)
+                self.child_hwm_kib[child] = max(self.child_hwm_kib.get(child, 0),
+                                                _kib(status.get("VmHWM", "")))
+                rss += _kib(status.get("VmRSS", ""))
+            self.children_rss_peak_kib = max(self.children_rss_peak_kib, rss)
+
+
+# ------------------------------------------------------------------ one browser session
+async def run_and_time(page, expect, timeout_ms: int) -> float:  # type: ignore[no-untyped-def]
+    await page.wait_for_selector(IDLE, timeout=timeout_ms)
+    started = time.monotonic()
+    await page.locator(".st-key-run button").click()
+    await expect(page.get_by_test_id("stMetric").filter(has_text="Traces")).to_be_visible(
+        timeout=timeout_ms)
+    elapsed = time.monotonic() - started
+    await page.wait_for_selector(IDLE, timeout=timeout_ms)
+    return elapsed
+
+
+async def retracing(page, expect, url: str, timeout_ms: int) -> float:  # type: ignore[no-untyped-def]
+    await page.goto(f"{url}/?example=retracing")
+    await page.wait_for_selector(".st-key-source textarea", timeout=timeout_ms)
+    elapsed = await run_and_time(page, expect, timeout_ms)
+    metric = page.get_by_test_id("stMetric").filter(has_text="Traces")
+    traces = (await metric.get_by_test_id("stMetricValue").inner_text()).strip()
+    if traces != "2":
+        raise AssertionError(f"retracing example: {traces} traces, expected 2")
+    return elapsed
+
+
+async def typed(page, expect, url: str, token: str, constant: int,
+                timeout_ms: int) -> tuple[float, str]:  # type: ignore[no-untyped-def]
+    await page.goto(f"{url}/?example=retracing")
+    source = page.locator(".st-key-source textarea")
+    await source.wait_for(timeout=timeout_ms)
+    await source.fill(TYPED.format(token=token, constant=constant))
+    await source.press("Control+Enter")
+    await page.wait_for_selector(IDLE, timeout=timeout_ms)
+    await expect(page.locator(".st-key-function").get_by_role("combobox")).to_have_value(
+        re.compile("^mark"), timeout=timeout_ms)
+    calls = page.locator(".st-key-calls textarea")
+    await calls.fill("float32[2]")
+    await calls.press("Control+Enter")
+    elapsed = await run_and_time(page, expect, timeout_ms)
+    await page.get_by_role("tab", name="Console").click()
+    shown = " ".join(await page.get_by_test_id("stCode").all_inner_texts())
+    return elapsed, shown
+
+
+async def session(index: int, browser, expect, url: str, deadline: float, tally: Tally,
+                  timeout_ms: int) -> None:  # type: ignore[no-untyped-def]
+    context = await browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = await context.new_page()
+    tokens_seen_elsewhere = []
+    run = 0
+    try:
+        while time.monotonic() < deadline:
+            run += 1
+            kind = "retracing" if run % 2 else "typed"
+            try:
+                if kind == "retracing":
+                    tally.times[kind].append(await retracing(page, expect, url, timeout_ms))
+                    continue
+                token = f"loadtest-s{index}-r{run}-{os.getpid()}"
+                elapsed, shown = await typed(page, expect, url, token, index * 1000 + run, timeout_ms)
+                if token not in shown:
+                    tally.errors.append(f"session {index} run {run}: its own token is missing")
+                    continue
+                foreign = [w for w in shown.split() if w.startswith("loadtest-") and w != token]
+                if foreign:
+                    tally.crossed.append(f"session {index} run {run} saw {foreign}")
+                    tokens_seen_elsewhere += foreign
+                    continue
+                tally.times[kind].append(elapsed)
+            except Exception as error:  # noqa: BLE001 - every failure is a result to count
+                tally.errors.append(f"session {index} run {run} ({kind}): "
+                                    f"{type(error).__name__}: {str(error).splitlines()[0][:160]}")
+    finally:
+        await context.close()
+
+
+async def drive(url: str, sessions: int, seconds: float, timeout_ms: int) -> Tally:
+    from playwright.async_api import async_playwright, expect
+
+    tally = Tally()
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            deadline = time.monotonic() + seconds
+            await asyncio.gather(*(session(i, browser, expect, url, deadline, tally, timeout_ms)
+                                   for i in range(sessions)))
+        finally:
+            await browser.close()
+    return tally
+
+
+# ------------------------------------------------------------------ report
+def report(tally: Tally, sampler: Sampler, sessions: int, seconds: float, wall: float) -> dict:
+    everything = tally.times["retracing"] + tally.times["typed"]
+
+    def summary(values: list[float]) -> dict:
+        return {"runs": len(values),
+                "p50_s": round(statistics.median(values), 2) if values else None,
+                "p95_s": round(percentile(values, 0.95), 2) if values else None}
+
+    return {
+        "sessions": sessions, "seconds": seconds, "wall_s": round(wall, 1),
+        "completed_runs": tally.completed(), "errors": len(tally.errors),
+        "crossed_results": len(tally.crossed),
+        "time_to_result": summary(everything),
+        "retracing": summary(tally.times["retracing"]), "typed": summary(tally.times["typed"]),
+        "server_peak_rss_mib": round(sampler.server_hwm_kib / 1024, 1) if sampler.pid else None,
+        "worker_peak_rss_mib_max": round(max(sampler.child_hwm_kib.values(), default=0) / 1024, 1)
+        if sampler.pid else None,
+        "workers_peak_rss_sum_mib": round(sampler.children_rss_peak_kib / 1024, 1)
+        if sampler.pid else None,
+        "health_failures": f"{sampler.health_failures}/{sampler.health_checks}",
+        "error_samples": tally.errors[:10], "crossed_samples": tally.crossed[:10],
+    }
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--url", default="", help="a running app on a loopback address")
+    parser.add_argument("--pid", type=int, default=None, help="its server pid, for peak RSS")
+    parser.add_argument("--run-timeout", type=float, default=120.0,
+                        help="seconds one run may take (a cold worker imports TensorFlow)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.sessions <= 64 or not 1 <= args.seconds <= 3600:
+        parser.error("--sessions 1..64 and --seconds 1..3600")
+    if args.url and urllib.parse.urlsplit(args.url).hostname not in LOOPBACK:
+        parser.error("--url must be a loopback address (127.0.0.1, localhost, ::1)")
+    if not os.path.exists(CHROMIUM):
+        parser.error(f"{CHROMIUM} is missing (apt-get install chromium)")
+    server = contextlib.nullcontext((args.url.rstrip("/"), args.pid)) if args.url else own_server()
+    with server as (url, pid):
+        sampler = Sampler(url, pid)
+        sampler.start()
+        started = time.monotonic()
+        tally = asyncio.run(drive(url, args.sessions, args.seconds, int(args.run_timeout * 1000)))
+        wall = time.monotonic() - started
+        sampler.stop.set()
+        sampler.join(timeout=10)
+    result = report(tally, sampler, args.sessions, args.seconds, wall)
+    print(json.dumps(result, indent=2))
+    return 0 if result["errors"] == 0 and result["crossed_results"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
