@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs the playground on a fresh Debian machine: system packages and a world-readable venv.
 #   scripts/install.sh           bubblewrap + the venv (enough to run the app)
-#   scripts/install.sh --test    also Chromium, for the browser tests
+#   scripts/install.sh --test    also Chromium (browser tests) and strace (seccomp profile test)
 # The venv lives outside any home directory (default /opt/tf-playground/venv) because sandboxed
 # workers run as an unprivileged uid, which cannot enter /root (mode 0700).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${PLAYGROUND_VENV:-/opt/tf-playground/venv}"
 packages=(bubblewrap python3-venv)
-[[ " $* " == *" --test "* ]] && packages+=(chromium)
+[[ " $* " == *" --test "* ]] && packages+=(chromium strace)
 
 sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
