@@ -9,12 +9,22 @@ import pytest
 
 from playground.config import Settings
 from playground.job import Job, Report
+from playground.sandbox import WorkerPool
 from playground.sandbox.supervisor import processes_of
 
 SECRET = "s3cret-playground-test-value"     # set in the server env; must never reach a job
 # Small limits keep the suite fast on 2 cores: CPU below wall, so each limit can be hit alone.
-SETTINGS = Settings(pool_size=2, queue_limit=16, timeout_s=8.0, cpu_s=5, memory_mb=4096,
+SETTINGS = Settings(pool_size=2, queue_limit=16, timeout_s=20.0, cpu_s=5, memory_mb=4096,
                     file_mb=16, tmp_mb=32, processes=128, open_files=256)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    """A warm pool per test module; the server env holds a secret no job may see."""
+    os.environ["PLAYGROUND_TEST_SECRET"] = SECRET
+    with WorkerPool(SETTINGS) as p:
+        assert p.wait_ready(), "the sandbox pool did not warm up"
+        yield p
 
 
 def timed(pool, job: Job) -> tuple[Report, float]:

@@ -15,14 +15,7 @@ from playground.job import Job
 from playground.sandbox import WorkerPool, run_once
 from playground.sandbox.process import REDUCED
 
-from sandbox_support import SETTINGS, poll, script, timed
-
-
-@pytest.fixture(scope="module")
-def pool():
-    with WorkerPool(SETTINGS) as p:
-        assert p.wait_ready(), "the sandbox pool did not warm up"
-        yield p
+from sandbox_support import SETTINGS, pool, poll, script, timed  # noqa: F401 - pool: fixture
 
 
 def test_report_carries_sandbox_and_executor(pool):
