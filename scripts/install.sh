@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the playground on a fresh Debian machine: system packages and a world-readable venv.
 #   scripts/install.sh           bubblewrap + the venv (enough to run the app)
-#   scripts/install.sh --test    also Chromium (browser tests), strace (seccomp profile test), Ray
+#   scripts/install.sh --test    also Chromium (browser tests) and strace (seccomp profile test)
 # The venv lives outside any home directory (default /opt/tf-playground/venv) because sandboxed
 # workers run as an unprivileged uid, which cannot enter /root (mode 0700).
 set -euo pipefail
@@ -25,8 +25,5 @@ if [ ! -x "$VENV/bin/python" ]; then
   sudo_ "$PYTHON" -m venv "$VENV"
 fi
 sudo_ "$VENV/bin/pip" install -q --disable-pip-version-check -r requirements.txt
-if [[ " $* " == *" --test "* ]]; then  # Ray is optional for the app; its tests need it
-  sudo_ "$VENV/bin/pip" install -q --disable-pip-version-check -r requirements-ray.txt
-fi
 sudo_ chmod -R a+rX "$VENV"
 echo "installed: $VENV ($("$VENV/bin/python" -c 'import sys; print(sys.version.split()[0])'))"
