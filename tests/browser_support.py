@@ -29,7 +29,7 @@ def streamlit_server(executor: str = "") -> Iterator[tuple[str, subprocess.Popen
     executor = executor or os.environ.get("PLAYGROUND_UI_BROWSER_EXECUTOR", "ui_support:real_or_subprocess")
     port = free_port()
     env = dict(os.environ, PLAYGROUND_UI_EXECUTOR=executor,
-               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]))
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.fileWatcherType", "none"],

@@ -23,6 +23,7 @@ CSS = """<style>
 def main() -> None:
     settings = Settings.from_env()
     state.init()
+    run.warm()
     st.html(CSS)
     st.title("tf.function playground")
     st.caption("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "

@@ -33,6 +33,14 @@ def executor() -> Executor:
     return shared_executor(os.environ.get(EXECUTOR_ENV, ""))
 
 
+def warm() -> None:
+    """Creates the shared executor on the first page view, so workers warm before the first Run."""
+    try:
+        executor()
+    except PlaygroundError as error:  # e.g. an unknown PLAYGROUND_EXECUTOR: say so at Run time
+        st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
+
+
 def build_job(values: dict) -> Job:
     signature = str(values.get(keys.SIGNATURE) or "").strip()
     return Job(source=str(values[keys.SOURCE]), function=str(values.get(keys.FUNCTION) or "") or None,
