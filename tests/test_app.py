@@ -213,3 +213,20 @@ def test_real_sandbox_pool_end_to_end(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not at.exception
     assert metric(at, "Traces") == "2"
     assert "tensorflow" not in sys.modules
+
+
+def test_converted_code_shows_the_whole_original_function(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
+    app.button(key=keys.RUN).click().run()
+    python = [c.value for c in tab(app, "Converted code").code if c.language == "python"]
+    assert python == [SQUARE["source"].split("\n", 2)[2].rstrip()]   # decorator to return
+
+
+def test_progress_labels_name_queue_position_and_retrace_reason() -> None:
+    from playground.ui.run import _describe
+    assert _describe({"event": "queued", "position": 2}, 3)[0].startswith("Queued: 2 job(s) ahead")
+    label, fraction = _describe({"event": "call_finished", "index": 2, "retraced": True,
+                                 "reason": "x: shape (3,) -> (2,)"}, 3)
+    assert label == "Call 3 of 3: traced (x: shape (3,) -> (2,))" and fraction == 1.0

@@ -77,7 +77,10 @@ def _rate_limited(settings: Settings) -> bool:
 def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
     kind = event.get("event")
     if kind == "queued":
-        return f"Queued: {event.get('position', '?')} job(s) ahead of yours", None
+        ahead = int(event.get("position") or 0)
+        eta = f", about {event['eta_s']} s" if event.get("eta_s") else ""
+        return (f"Queued: {ahead} job(s) ahead of yours{eta}" if ahead
+                else "Waiting for a warm worker…"), None
     if kind == "started":
         return "Running in a sandboxed worker…", 0.0
     if kind == "call_finished":

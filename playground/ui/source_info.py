@@ -11,6 +11,8 @@ class FunctionInfo:
     params: tuple[str, ...]
     line: int
     decorated: bool          # carries @tf.function (or any decorator naming "function")
+    first_line: int = 0      # the first decorator, or the def line
+    last_line: int = 0
 
 
 def _is_tf_function(decorator: ast.expr) -> bool:
@@ -31,8 +33,10 @@ def functions(source: str) -> list[FunctionInfo]:
         names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
         if skip_self and names:
             names = names[1:]
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         found.append(FunctionInfo(prefix + node.name, tuple(names), node.lineno,
-                                  any(_is_tf_function(d) for d in node.decorator_list)))
+                                  any(_is_tf_function(d) for d in node.decorator_list),
+                                  first, node.end_lineno or node.lineno))
 
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

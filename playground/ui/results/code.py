@@ -4,21 +4,16 @@ from __future__ import annotations
 import streamlit as st
 
 from ...job import FunctionReport
+from .. import source_info
 from ..state import Result
 
 
-def function_source(source: str, name: str, line: int | None) -> str:
-    """The user's function from its def line to the next top-level statement."""
-    lines = source.splitlines()
-    if not line or line > len(lines):
+def function_source(source: str, name: str) -> str:
+    """The user's function, decorators included, found by name with ast; else the whole source."""
+    info = next((i for i in source_info.functions(source) if i.name.split(".")[-1] == name.split(".")[-1]), None)
+    if info is None:
         return source
-    start = line - 1
-    while start > 0 and lines[start - 1].lstrip().startswith("@"):
-        start -= 1
-    end = line
-    while end < len(lines) and (not lines[end].strip() or lines[end][:1] in (" ", "\t", "#")):
-        end += 1
-    return "\n".join(lines[start:end]).rstrip()
+    return "\n".join(source.splitlines()[info.first_line - 1:info.last_line])
 
 
 def mark_changes(original: str, converted: str) -> tuple[str, int]:
@@ -36,7 +31,7 @@ def render(result: Result, function: FunctionReport | None) -> None:
     if function is None:
         st.info("No function was analysed: see the Problems tab.")
         return
-    original = function_source(result.job.source, function.name, function.line)
+    original = function_source(result.job.source, function.name)
     left, right = st.columns(2)
     with left:
         st.markdown("**Your function**")
@@ -47,7 +42,7 @@ def render(result: Result, function: FunctionReport | None) -> None:
             marked, changed = mark_changes(original, function.converted_code)
             st.caption(f"Lines marked + ({changed}) were written or rewritten by AutoGraph: "
                        "Python control flow becomes ag__ calls that TF can stage into the graph.")
-            st.code(marked, language="diff")
+            st.code(marked, language="diff", wrap_lines=True)
         else:
             st.info(function.conversion_note or "AutoGraph produced no converted code.")
     if function.conversion_note and function.converted_code:
