@@ -3,6 +3,7 @@ autorange repeats within a budget, the device synchronised before every clock re
 from __future__ import annotations
 
 import dataclasses
+import gc
 import time
 from typing import Any, Callable, Optional
 
@@ -48,11 +49,17 @@ def time_mode(call: Callable[[], Any], budget_s: float, sync: Callable[[], None]
     def run_n(n: int) -> float:
         nonlocal keep
         sync()
-        start = time.perf_counter()
-        for _ in range(n):
-            keep = call()  # keep the output alive so no work can be skipped
-        sync()
-        return time.perf_counter() - start
+        collecting = gc.isenabled()
+        gc.disable()  # as timeit does: a collection landing in one mode's samples is noise
+        try:
+            start = time.perf_counter()
+            for _ in range(n):
+                keep = call()  # keep the output alive so no work can be skipped
+            sync()
+            return time.perf_counter() - start
+        finally:
+            if collecting:
+                gc.enable()
 
     number = stats.calibrate(run_n, MIN_SAMPLE_S)
     samples = stats.collect(run_n, number, budget_s)
