@@ -31,6 +31,9 @@ class Job:
     timeout_s: float = 30.0
     filename: str = "playground_input.py"   # shown in tracebacks and to AutoGraph
     sweep: Optional[str] = None             # "x[0]=16,64,256": time the last call at each size
+    export: bool = False                    # write a SavedModel and TensorBoard graph log
+    verify: Optional[str] = None            # verify this attached SavedModel; runs no user code
+    attachments: dict[str, str] = field(default_factory=dict)  # name -> host dir, copied in
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,30 @@ class FunctionReport:
 
 
 @dataclass(frozen=True)
+class ExportSignature:
+    """One SavedModel signature, as `saved_model_cli show --all` lists it, and its check."""
+
+    key: str                                # "serving_default"
+    inputs: dict[str, str]                  # name -> "float32[None,3]"
+    outputs: dict[str, str]
+    method: str = "tensorflow/serving/predict"
+    verified: Optional[bool] = None         # None: not checked (no call fitted it)
+    max_abs_diff: Optional[float] = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class ExportInfo:
+    signatures: list[ExportSignature]
+    verified: bool                          # reloaded in a fresh worker and every check passed
+    path: str                               # host directory holding savedmodel/ and tensorboard/
+    reason: str = ""                        # what was saved and why, or why nothing could be
+    listing: str = ""                       # saved_model_cli-style text
+    files: list[str] = field(default_factory=list)
+    size_bytes: int = 0
+
+
+@dataclass(frozen=True)
 class SandboxInfo:
     isolation: str                          # "bubblewrap" | "process" | "none"
     limits: dict[str, Any] = field(default_factory=dict)
@@ -150,6 +177,7 @@ class Report:
     message: str = ""                       # one line a person reads first
     duration_s: float = 0.0
     environment: dict[str, Any] = field(default_factory=dict)
+    export: Optional[ExportInfo] = None
 
     @property
     def tracing_count(self) -> int:
