@@ -1,10 +1,10 @@
-"""Converted code tab: AutoGraph's output beside the original, with rewritten lines marked."""
+"""Converted code tab: AutoGraph's output beside the original, as a diff of what really changed."""
 from __future__ import annotations
 
 import streamlit as st
 
 from ...job import FunctionReport
-from .. import source_info
+from .. import code_diff, source_info
 from ..state import Result
 
 
@@ -14,17 +14,6 @@ def function_source(source: str, name: str) -> str:
     if info is None:
         return source
     return "\n".join(source.splitlines()[info.first_line - 1:info.last_line])
-
-
-def mark_changes(original: str, converted: str) -> tuple[str, int]:
-    """Diff-style text: "+" before each line AutoGraph wrote or rewrote, " " before kept ones."""
-    kept = {line.strip() for line in original.splitlines() if line.strip()}
-    out, changed = [], 0
-    for line in converted.splitlines():
-        new = bool(line.strip()) and line.strip() not in kept
-        changed += new
-        out.append(("+ " if new else "  ") + line)
-    return "\n".join(out), changed
 
 
 def render(result: Result, function: FunctionReport | None) -> None:
@@ -39,10 +28,13 @@ def render(result: Result, function: FunctionReport | None) -> None:
     with right:
         st.markdown("**What AutoGraph made of it** (`tf.autograph.to_code`)")
         if function.converted_code:
-            marked, changed = mark_changes(original, function.converted_code)
-            st.caption(f"Lines marked + ({changed}) were written or rewritten by AutoGraph: "
-                       "Python control flow becomes ag__ calls that TF can stage into the graph.")
-            st.code(marked, language="diff", wrap_lines=True)
+            result_diff = code_diff.diff(original, function.converted_code)
+            st.caption(f"**+** {result_diff.added} line(s) AutoGraph wrote or rewrote, **−** "
+                       f"{result_diff.removed} of yours they replace, {result_diff.kept} kept. "
+                       "Control flow becomes ag__.if_stmt / while_stmt / for_stmt and calls become "
+                       "ag__.converted_call, so TF can stage them into the graph. Name loads "
+                       "(ag__.ld) and the FunctionScope/return wrapper are not counted as changes.")
+            st.code(result_diff.text, language="diff", wrap_lines=True)
         else:
             st.info(function.conversion_note or "AutoGraph produced no converted code.")
     if function.conversion_note and function.converted_code:
