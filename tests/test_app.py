@@ -256,3 +256,118 @@ def test_progress_labels_name_queue_position_and_retrace_reason() -> None:
     label, fraction = _describe({"event": "call_finished", "index": 2, "retraced": True,
                                  "reason": "x: shape (3,) -> (2,)"}, 3)
     assert label == "Call 3 of 3: traced (x: shape (3,) -> (2,))" and fraction == 1.0
+
+
+SWEEP = "x[0]=16,64,256,1024"
+
+
+def run_sweep(app: AppTest) -> None:
+    app.run()
+    app.toggle(key=keys.TIMING).set_value(True).run()
+    app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
+    app.text_input(key=keys.SWEEP).input(SWEEP).run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+
+
+def test_sweep_chart_is_log_log_with_graph_retraces(app: AppTest) -> None:
+    run_sweep(app)
+    from playground.ui.run import executor
+    assert executor().submitted[-1].sweep == SWEEP
+    timing = tab(app, "Timing")
+    sweep = next(f for f in plotly_specs(timing) if "Time per call vs" in f["layout"]["title"]["text"])
+    assert sweep["layout"]["xaxis"]["type"] == "log" and sweep["layout"]["yaxis"]["type"] == "log"
+    assert "x dim 0" in sweep["layout"]["title"]["text"] and "CPU" in sweep["layout"]["title"]["text"]
+    by_name = {t["name"]: t for t in sweep["data"]}
+    assert sorted(by_name) == ["eager", "graph", "xla"]
+    assert by_name["graph"]["x"] == [16, 64, 256, 1024]
+    assert by_name["graph"]["text"][0] == "1 trace" and by_name["graph"]["text"][-1] == "4 traces (retraced)"
+    assert any("traced again at every new size" in c.value for c in timing.caption)
+    env = next(d.value for d in timing.dataframe if "setting" in d.value.columns)
+    assert dict(zip(env["setting"], env["value"]))["Device"] == "CPU (AMD EPYC)"
+    assert any("measured on **CPU (AMD EPYC)**" in i.value for i in timing.info)
+    assert app.query_params["sweep"] == SWEEP
+
+
+def test_bad_sweep_is_refused_under_its_field_and_kept(app: AppTest) -> None:
+    app.run()
+    app.toggle(key=keys.TIMING).set_value(True).run()
+    for text, expected in (("x[0]=16,abc", "not a positive integer"),
+                           ("y[0]=16,32", "'y' is not a parameter of process(x)"),
+                           ("x[1]=16,32", "has no dimension 1")):
+        app.text_input(key=keys.SWEEP).input(text).run()
+        app.button(key=keys.RUN).click().run()
+        assert any(e.value.startswith("Size sweep") and expected in e.value for e in app.error), text
+        assert app.text_input(key=keys.SWEEP).value == text
+        assert not any(m.label == "Traces" for m in app.metric)
+    # Hidden while timing is off, the text survives and comes back.
+    app.toggle(key=keys.TIMING).set_value(False).run()
+    app.toggle(key=keys.TIMING).set_value(True).run()
+    assert app.text_input(key=keys.SWEEP).value == "x[1]=16,32"
+
+
+def test_share_link_carries_sweep_and_export(app: AppTest) -> None:
+    params = state.params_from_values({keys.SOURCE: SQUARE["source"], keys.FUNCTION: "square_sum",
+                                       keys.CALLS: "float32[4], n=2", keys.TIMING: True,
+                                       keys.SWEEP: "x[0]=8,16", keys.EXPORT: True})
+    assert params["sweep"] == "x[0]=8,16" and params["export"] == "1"
+    for name, value in params.items():
+        app.query_params[name] = value
+    app.run()
+    assert app.text_input(key=keys.SWEEP).value == "x[0]=8,16"
+    assert app.toggle(key=keys.EXPORT).value is True
+
+
+def plant_export(root: pathlib.Path, outside: pathlib.Path) -> None:
+    (root / "savedmodel" / "variables").mkdir(parents=True)
+    (root / "savedmodel" / "saved_model.pb").write_bytes(b"graph")
+    (root / "savedmodel" / "variables" / "variables.index").write_bytes(b"index")
+    (root / "tensorboard").mkdir()
+    (root / "tensorboard" / "events.out.tfevents.1.host").write_bytes(b"events")
+    outside.write_text("host secret")
+    (root / "savedmodel" / "leak").symlink_to(outside)
+
+
+def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp_path) -> None:
+    import io
+    import zipfile
+    root = tmp_path / "export"
+    plant_export(root, tmp_path / "secret.txt")
+    monkeypatch.setenv("PLAYGROUND_REPLAY_EXPORT_DIR", str(root))
+    app.run()
+    assert [t.label for t in app.tabs] == []
+    app.toggle(key=keys.EXPORT).set_value(True).run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    from playground.ui.run import executor
+    assert executor().submitted[-1].export is True
+    assert [t.label for t in app.tabs][-1] == "Export" and len(app.tabs) == 7
+    export = tab(app, "Export")
+    rows = export.dataframe[0].value
+    assert list(rows["signature"]) == ["serving_default", "process_1"]
+    assert list(rows["check"]) == ["pass", "FAIL"]
+    assert any("No input_signature" in i.value for i in export.info)
+    assert any("differ for: process_1" in e.value for e in export.error)
+    codes = [c.value for c in export.code]
+    assert any("signature_def['serving_default']" in c for c in codes)
+    assert any("tensorboard --logdir tensorboard" in c for c in codes)
+    buttons = export.get("download_button")
+    assert len(buttons) == 2 and "leak" in " ".join(c.value for c in export.caption)
+    archives = app.session_state[keys.RESULT].archives
+    saved = zipfile.ZipFile(io.BytesIO(archives["savedmodel"].data))
+    assert sorted(saved.namelist()) == ["savedmodel/saved_model.pb", "savedmodel/variables/variables.index"]
+    assert zipfile.ZipFile(io.BytesIO(archives["tensorboard"].data)).namelist() == [
+        "tensorboard/events.out.tfevents.1.host"]
+    assert not root.exists() and (tmp_path / "secret.txt").exists()
+    app.toggle(key=keys.REDUCE_RETRACING).set_value(True).run()   # a rerun keeps the downloads
+    assert len(tab(app, "Export").get("download_button")) == 2
+
+
+def test_queue_eta_is_shown_when_the_pool_sends_one() -> None:
+    from playground.ui.run import _describe, eta_text
+    assert _describe({"event": "queued", "position": 2, "eta_s": 12.4}, 3)[0] == \
+        "Queued: 2 job(s) ahead of yours, about 12 s to start"
+    assert _describe({"event": "queued", "position": 0, "eta_s": 0.2}, 3)[0] == \
+        "Waiting for a warm worker, starting in under a second…"
+    assert eta_text(None) == eta_text("soon") == eta_text(-1) == ""
+    assert eta_text(300) == ", about 5 min to start"

@@ -1,6 +1,8 @@
 """Executors for UI tests and benches: replay recorded reports, or run the engine in a child process."""
 from __future__ import annotations
 
+import dataclasses
+import os
 import pathlib
 import subprocess
 import sys
@@ -12,10 +14,12 @@ from playground.job import Job, Report, job_from_json, job_to_json
 
 DATA = pathlib.Path(__file__).parent / "data"
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+EXPORT_DIR_ENV = "PLAYGROUND_REPLAY_EXPORT_DIR"   # replaces "{export_dir}" in recorded exports
 
 
 def _key(job: Job) -> tuple:
-    return (job.source.strip(), job.function, tuple(job.calls), job.timing, job.jit_compile)
+    return (job.source.strip(), job.function, tuple(job.calls), job.timing, job.jit_compile,
+            job.sweep or None, job.export)
 
 
 class ReplayExecutor:
@@ -38,8 +42,12 @@ class ReplayExecutor:
             raise SandboxError(f"no recorded report for this job (function {job.function!r}); "
                                "record one with tests/data/record.py")
         report = Report.from_json(path.read_text())
+        if report.export is not None and report.export.path == "{export_dir}":
+            # Hand-made export recordings point at a directory the test creates.
+            path_now = os.environ.get(EXPORT_DIR_ENV, "")
+            report = dataclasses.replace(report, export=dataclasses.replace(report.export, path=path_now))
         emit = on_event or (lambda event: None)
-        emit({"event": "queued", "position": 1})
+        emit({"event": "queued", "position": 1, "eta_s": 3})
         emit({"event": "started"})
         for function in report.functions:
             for call in function.calls:

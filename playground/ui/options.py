@@ -1,4 +1,4 @@
-"""tf.function options: input_signature, reduce_retracing, jit_compile, timing and device."""
+"""tf.function options: input_signature, reduce_retracing, jit_compile, timing, sweep, export, device."""
 from __future__ import annotations
 
 import os
@@ -32,6 +32,16 @@ def options(max_budget_s: float) -> None:
                     max_value=float(max_budget_s), step=0.5,
                     disabled=not st.session_state.get(keys.TIMING))
     show_error(keys.TIMING_BUDGET)
+    if st.session_state.get(keys.TIMING):
+        st.text_input("Size sweep (optional)", key=keys.SWEEP, placeholder="e.g. x[0]=16,64,256,1024",
+                      help="ARG[DIM]=SIZE,...: time the last call of the plan with that dimension of "
+                           "that argument (name or position) set to each size.")
+        show_error(keys.SWEEP)
+    else:  # keep the text while the field is hidden (Streamlit drops unrendered widget state)
+        st.session_state[keys.SWEEP] = st.session_state.get(keys.SWEEP, "")
+    st.toggle("Export SavedModel (and a TensorBoard graph log)", key=keys.EXPORT,
+              help="Saves the function as a SavedModel, reloads it in a fresh worker and checks "
+                   "each signature against the original outputs.")
     if gpu_present():
         st.session_state.setdefault(keys.DEVICE, "auto")
         st.radio("Device", ("auto", "cpu", "gpu"), key=keys.DEVICE, horizontal=True)

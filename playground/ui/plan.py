@@ -1,11 +1,13 @@
 """The call plan: per-parameter argument builder, the plain-text plan (key `calls`) and its checks."""
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from .. import specs
 from ..errors import SpecError
-from . import keys
+from . import keys, source_info
 from .source_info import FunctionInfo
 
 KINDS = ("tensor", "python")
@@ -89,6 +91,28 @@ def call_lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
+def sweep_error(text: str, lines: list[str], source: str, function: str) -> str:
+    """Why the size sweep cannot run (as the engine would resize the plan's last call), or ""."""
+    try:
+        sweep = specs.parse_sweep(text)
+    except SpecError as error:
+        return f"Size sweep: {error}"
+    info = next((i for i in source_info.functions(source) if i.name == function), None)
+    if isinstance(sweep.arg, str) and info is not None:
+        if sweep.arg not in info.params:
+            return f"Size sweep: {sweep.arg!r} is not a parameter of {info.name}({', '.join(info.params)})"
+        sweep = dataclasses.replace(sweep, arg=info.params.index(sweep.arg))
+    if not lines:
+        return "Size sweep: the call plan is empty; the sweep resizes its last call."
+    try:
+        last = specs.parse_call(lines[-1])
+        for size in sweep.sizes:
+            specs.resize(last, sweep, size)
+    except SpecError as error:
+        return f"Size sweep on the last call ({lines[-1]!r}): {error}"
+    return ""
+
+
 def validate(values: dict, *, max_calls: int, max_source_bytes: int,
              max_budget_s: float) -> dict[str, str]:
     """Field key -> message for each input that would be refused; empty when it may run."""
@@ -113,6 +137,11 @@ def validate(values: dict, *, max_calls: int, max_source_bytes: int,
             specs.parse_signature(signature)
         except SpecError as error:
             errors[keys.SIGNATURE] = f"input_signature: {error}"
+    sweep = str(values.get(keys.SWEEP) or "").strip()
+    if values.get(keys.TIMING) and sweep:
+        message = sweep_error(sweep, lines, source, str(values.get(keys.FUNCTION) or ""))
+        if message:
+            errors[keys.SWEEP] = message
     budget = float(values.get(keys.TIMING_BUDGET) or 0)
     if values.get(keys.TIMING) and not 0 < budget <= max_budget_s:
         errors[keys.TIMING_BUDGET] = f"The timing budget must be between 0 and {max_budget_s:g} s."

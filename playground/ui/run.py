@@ -13,7 +13,7 @@ from ..config import Settings
 from ..errors import PlaygroundError
 from ..executor import Executor, make_executor
 from ..job import Job
-from . import keys, plan, state
+from . import export_zip, keys, plan, state
 
 # Seam for tests and benchmarks: "module:callable" returning an Executor, e.g. a replay of
 # recorded reports. Unset, the app uses the sandboxed pool from make_executor.
@@ -43,6 +43,7 @@ def warm() -> None:
 
 def build_job(values: dict) -> Job:
     signature = str(values.get(keys.SIGNATURE) or "").strip()
+    sweep = str(values.get(keys.SWEEP) or "").strip()
     return Job(source=str(values[keys.SOURCE]), function=str(values.get(keys.FUNCTION) or "") or None,
                calls=tuple(plan.call_lines(str(values.get(keys.CALLS) or ""))),
                signature=signature or None,
@@ -50,6 +51,8 @@ def build_job(values: dict) -> Job:
                jit_compile=bool(values.get(keys.JIT_COMPILE)),
                timing=bool(values.get(keys.TIMING)),
                timing_budget_s=float(values.get(keys.TIMING_BUDGET) or 2.0),
+               sweep=sweep if values.get(keys.TIMING) and sweep else None,
+               export=bool(values.get(keys.EXPORT)),
                device=str(st.session_state.get(keys.DEVICE, "auto")))
 
 
@@ -60,7 +63,7 @@ def pristine_example(values: dict) -> Optional[str]:
     if example is None:
         return None
     same = all(values.get(k) == v for k, v in state.example_values(example).items()
-               if k not in (keys.TIMING, keys.TIMING_BUDGET))
+               if k not in (keys.TIMING, keys.TIMING_BUDGET, keys.SWEEP))
     return slug if same else None
 
 
@@ -74,13 +77,27 @@ def _rate_limited(settings: Settings) -> bool:
     return False
 
 
+def eta_text(eta_s: object) -> str:
+    """", about 12 s to start" from the pool's estimate; "" when it sent none (or nonsense)."""
+    try:
+        seconds = float(eta_s)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+    if not seconds > 0 or seconds == float("inf"):
+        return ""
+    if seconds < 1:
+        return ", starting in under a second"
+    shown = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+    return f", about {shown} to start"
+
+
 def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
     kind = event.get("event")
     if kind == "queued":
         ahead = int(event.get("position") or 0)
-        eta = f", about {event['eta_s']} s" if event.get("eta_s") else ""
+        eta = eta_text(event.get("eta_s"))
         return (f"Queued: {ahead} job(s) ahead of yours{eta}" if ahead
-                else "Waiting for a warm worker…"), None
+                else f"Waiting for a warm worker{eta}…"), None
     if kind == "started":
         return "Running in a sandboxed worker…", 0.0
     if kind == "call_finished":
@@ -134,6 +151,9 @@ def run_button(settings: Settings) -> None:
         done = "complete" if report.status == "ok" else "error"
         status.update(label=f"Done: {report.message or report.status}", state=done)
     previous = state.result()
+    # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.
+    archives = export_zip.collect(report.export.path) if report.export else {}
     st.session_state[keys.RESULT] = state.Result(job=job, report=report,
                                                  example=pristine_example(values),
-                                                 number=previous.number + 1 if previous else 1)
+                                                 number=previous.number + 1 if previous else 1,
+                                                 archives=archives)

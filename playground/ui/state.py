@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import base64
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
 import streamlit as st
@@ -16,6 +16,7 @@ DEFAULT_EXAMPLE = "retracing"
 # Query-param names: short, because the whole state lives in the URL.
 P_CODE, P_FUNCTION, P_CALLS, P_SIGNATURE = "code", "fn", "calls", "sig"
 P_REDUCE, P_JIT, P_TIMING, P_BUDGET, P_EXAMPLE = "rr", "jit", "timing", "budget", "example"
+P_SWEEP, P_EXPORT = "sweep", "export"
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Result:
     report: Report
     example: Optional[str]   # the gallery slug whose settings produced it, if unchanged
     number: int = 1          # runs so far in this session, shown so a fresh result is evident
+    archives: dict = field(default_factory=dict)   # export_zip.collect(): zips built at run time
 
 
 def encode_source(source: str) -> str:
@@ -42,7 +44,7 @@ def example_values(example: gallery.Example) -> dict:
         keys.SOURCE: example.source, keys.FUNCTION: example.function or "",
         keys.CALLS: "\n".join(example.calls), keys.SIGNATURE: example.signature,
         keys.REDUCE_RETRACING: example.reduce_retracing, keys.JIT_COMPILE: example.jit_compile,
-        keys.TIMING: False, keys.TIMING_BUDGET: 2.0,
+        keys.TIMING: False, keys.TIMING_BUDGET: 2.0, keys.SWEEP: "", keys.EXPORT: False,
     }
 
 
@@ -56,12 +58,13 @@ def values_from_params(params: Mapping[str, str]) -> dict:
             values[keys.SOURCE] = decode_source(params[P_CODE])
         except (ValueError, zlib.error, UnicodeDecodeError):
             pass  # a mangled link falls back to the example rather than a blank editor
-    text = {P_FUNCTION: keys.FUNCTION, P_CALLS: keys.CALLS, P_SIGNATURE: keys.SIGNATURE}
+    text = {P_FUNCTION: keys.FUNCTION, P_CALLS: keys.CALLS, P_SIGNATURE: keys.SIGNATURE,
+            P_SWEEP: keys.SWEEP}
     for param, key in text.items():
         if param in params:
             values[key] = params[param]
     for param, key in {P_REDUCE: keys.REDUCE_RETRACING, P_JIT: keys.JIT_COMPILE,
-                       P_TIMING: keys.TIMING}.items():
+                       P_TIMING: keys.TIMING, P_EXPORT: keys.EXPORT}.items():
         if param in params:
             values[key] = params[param] == "1"
     if P_BUDGET in params:
@@ -89,13 +92,18 @@ def params_from_values(values: Mapping[str, object]) -> dict[str, str]:
               P_BUDGET: f"{float(values.get(keys.TIMING_BUDGET, 2.0) or 2.0):g}"}
     if values.get(keys.SIGNATURE):
         params[P_SIGNATURE] = str(values[keys.SIGNATURE])
+    if values.get(keys.SWEEP):
+        params[P_SWEEP] = str(values[keys.SWEEP])
+    if values.get(keys.EXPORT):
+        params[P_EXPORT] = "1"
     if example is not None:
         params[P_EXAMPLE] = slug
     return params
 
 
 STATE_KEYS = (keys.EXAMPLE, keys.SOURCE, keys.FUNCTION, keys.CALLS, keys.SIGNATURE,
-              keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING, keys.TIMING_BUDGET)
+              keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING, keys.TIMING_BUDGET,
+              keys.SWEEP, keys.EXPORT)
 
 
 def init() -> None:

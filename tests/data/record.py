@@ -33,6 +33,8 @@ def bad(x):
 JOBS = {
     "retracing": BY_SLUG["retracing"].job(),
     "retracing_timing": BY_SLUG["retracing"].job(timing=True, timing_budget_s=1.0, jit_compile=True),
+    "retracing_sweep": BY_SLUG["retracing"].job(timing=True, timing_budget_s=1.0, jit_compile=True,
+                                                sweep="x[0]=16,64,256,1024"),
     "square_sum": Job(source=SQUARE, function="square_sum",
                       calls=("float32[4], n=2", "float32[4], n=3", "float32[5], n=2")),
     "broken": Job(source=BROKEN, function="bad", calls=("float32[3]",)),

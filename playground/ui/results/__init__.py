@@ -7,7 +7,7 @@ from ... import gallery
 from ...job import FunctionReport, Report
 from .. import keys
 from ..state import Result
-from . import code, console, graph, problems, timing, traces
+from . import code, console, export, graph, problems, timing, traces
 
 TABS = ("Converted code", "Traces", "Timing", "Graph", "Console", "Problems")
 
@@ -75,7 +75,8 @@ def render(result: Result) -> None:
     summary(report)
     claim_checks(result)
     function = pick_function(report)
-    tabs = st.tabs(list(TABS))
+    exported = result.job.export or report.export is not None
+    tabs = st.tabs(list(TABS) + (["Export"] if exported else []))
     with tabs[0]:
         code.render(result, function)
     with tabs[1]:
@@ -88,3 +89,6 @@ def render(result: Result) -> None:
         console.render(report, function)
     with tabs[5]:
         problems.render(result)
+    if exported:
+        with tabs[6]:
+            export.render(result)

@@ -1,7 +1,8 @@
-"""Timing tab: per-mode distributions, first call split into trace/compile/run, speedup, export."""
+"""Timing tab: per-mode distributions, first call phases, speedup, sweep, environment, export."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -11,6 +12,12 @@ import streamlit as st
 
 from ...job import FunctionReport, ModeTiming, Report, Timing
 from .. import keys
+from . import sweep
+
+ENVIRONMENT_LABELS = (("device", "Device"), ("cpu", "CPU"), ("cpu_count", "CPU cores"),
+                      ("tensorflow_version", "TensorFlow"), ("python", "Python"),
+                      ("onednn", "oneDNN"), ("intra_op_threads", "intra-op threads"),
+                      ("inter_op_threads", "inter-op threads"))
 
 PHASES = ("trace_s", "compile_s", "run_s")
 
@@ -68,12 +75,58 @@ def samples_csv(timing: Timing) -> str:
     return out.getvalue()
 
 
+def environment(report: Report, timing: Timing) -> dict:
+    """The timing's own environment (where it was measured), else the run's."""
+    return dict(timing.environment or report.environment)
+
+
+def device_of(report: Report, timing: Timing) -> str:
+    return str(environment(report, timing).get("device") or report.device)
+
+
+def environment_rows(env: dict) -> list[dict]:
+    def shown(key: str, value: object) -> str:
+        if key.endswith("_threads") and value == 0:
+            return "0 (TF default: all cores)"
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return str(value)
+    known = [(label, key) for key, label in ENVIRONMENT_LABELS if key in env]
+    other = [(key, key) for key in env if key not in dict(ENVIRONMENT_LABELS)]
+    return [{"setting": label, "value": shown(key, env[key])} for label, key in known + other]
+
+
+def environment_card(report: Report, timing: Timing) -> None:
+    env = environment(report, timing)
+    with st.container(border=True):
+        st.markdown(f"**Environment** · these numbers come from **{device_of(report, timing)}**")
+        if env:
+            st.dataframe(environment_rows(env), hide_index=True, width="stretch")
+        else:
+            st.caption("The engine sent no environment details for this run.")
+
+
 def samples_json(report: Report, timing: Timing) -> str:
-    return json.dumps({"environment": report.environment, "device": report.device,
+    return json.dumps({"environment": environment(report, timing),
+                       "device": device_of(report, timing),
                        "tensorflow_version": report.tensorflow_version,
                        "modes": {n: {"median_s": m.median_s, "iqr_s": m.iqr_s, "noisy": m.noisy,
-                                     "first_call_s": m.first_call_s, "samples_s": m.samples_s}
-                                 for n, m in modes(timing).items()}}, indent=1)
+                                     "first_call_s": m.first_call_s, "samples_s": m.samples_s,
+                                     "peak_memory_bytes": m.peak_memory_bytes}
+                                 for n, m in modes(timing).items()},
+                       "sweep": [dataclasses.asdict(p) for p in timing.sweep],
+                       "sweep_label": timing.sweep_label}, indent=1)
+
+
+def mode_rows(timing: Timing, device: str) -> list[dict]:
+    rows = [{"mode": n, "device": device, "median µs": round(m.median_s * 1e6, 2),
+             "IQR µs": round(m.iqr_s * 1e6, 2), "first call ms": round(m.first_call_s * 1000, 3),
+             "samples": len(m.samples_s), "noisy": m.noisy} for n, m in modes(timing).items()]
+    if any(m.peak_memory_bytes is not None for m in modes(timing).values()):
+        for row, m in zip(rows, modes(timing).values()):  # GPU only: get_memory_info's peak
+            row["peak GPU memory MiB"] = (None if m.peak_memory_bytes is None
+                                          else round(m.peak_memory_bytes / 2**20, 2))
+    return rows
 
 
 def speedups(timing: Timing) -> None:
@@ -106,7 +159,9 @@ def render(report: Report, function: FunctionReport | None) -> None:
     if timing is None:
         st.info("Timing was off for this run. Turn on \"Time eager vs graph vs XLA\" and run again.")
         return
-    st.caption(f"Measured on **{report.device}**, TensorFlow {report.tensorflow_version}.")
+    device = device_of(report, timing)
+    st.info(f"Every number below was measured on **{device}** "
+            f"(TensorFlow {environment(report, timing).get('tensorflow_version', report.tensorflow_version)}).")
     speedups(timing)
     engine_flagged = any("noisy" in note for note in timing.notes)
     for name, mode in modes(timing).items():
@@ -117,12 +172,9 @@ def render(report: Report, function: FunctionReport | None) -> None:
         st.info(note)
     charts(timing)
     st.plotly_chart(phases_figure(timing), key=keys.TIMING_PHASES, width="stretch")
-    rows = [{"mode": n, "median µs": round(m.median_s * 1e6, 2), "IQR µs": round(m.iqr_s * 1e6, 2),
-             "first call ms": round(m.first_call_s * 1000, 3), "samples": len(m.samples_s),
-             "noisy": m.noisy} for n, m in modes(timing).items()]
-    st.dataframe(rows, hide_index=True, width="stretch")
-    with st.expander("Environment (for reproducing these numbers)"):
-        st.table({k: [str(v)] for k, v in report.environment.items()})
+    st.dataframe(mode_rows(timing, device), hide_index=True, width="stretch")
+    sweep.render(timing, device)
+    environment_card(report, timing)
     c1, c2 = st.columns(2)
     c1.download_button("Samples as CSV", samples_csv(timing), "timing.csv", "text/csv",
                        key=keys.DOWNLOAD_CSV)
