@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import shutil
 import sys
 from typing import Optional, Sequence
 
@@ -44,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     analyze.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                          help="wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)")
+    analyze.add_argument("--export", metavar="DIR",
+                         help="save the entry function as a SavedModel in DIR (with a TensorBoard "
+                              "graph log in DIR/tensorboard), verified by reloading it in a fresh "
+                              "worker")
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--in-process", action="store_true",
                          help="run without the sandbox (trusted code only; for debugging)")
@@ -67,8 +73,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except PlaygroundError as e:
         print(f"error: {e}", file=sys.stderr)
         return REPORT_ERROR
+    if args.export:
+        report = save_export(report, args.export)
     print(report.to_json(indent=1) if args.json else render(report))
-    return 0 if report.status == "ok" else REPORT_ERROR
+    exported = not args.export or (report.export is not None and report.export.verified)
+    return 0 if report.status == "ok" and exported else REPORT_ERROR
 
 
 def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
@@ -87,13 +96,14 @@ def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
                jit_compile=args.jit_compile, timing=args.timing,
                timing_budget_s=args.timing_budget, device=args.device,
                timeout_s=args.timeout if args.timeout is not None else config.timeout_s,
-               filename=filename, sweep=args.sweep)
+               filename=filename, sweep=args.sweep, export=bool(args.export))
 
 
 def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:
     if in_process:
         from .engine import analyze
-        return analyze(job)
+        from .sandbox.exports import export_then_verify
+        return export_then_verify(job, analyze)
     if config.executor == "local":
         from .sandbox import run_once
         return run_once(job, dataclasses.replace(config, timeout_s=job.timeout_s))
@@ -103,6 +113,24 @@ def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:
         return executor.submit(job)
     finally:
         executor.close()
+
+
+def save_export(report: Report, target: str) -> Report:
+    """Moves the verified SavedModel to DIR (its TensorBoard log to DIR/tensorboard)."""
+    export = report.export
+    if export is None or not export.path or not os.path.isdir(os.path.join(export.path,
+                                                                           "savedmodel")):
+        return report
+    if os.path.exists(target) and os.listdir(target):
+        print(f"error: --export {target}: the directory is not empty; nothing written",
+              file=sys.stderr)
+        shutil.rmtree(export.path, ignore_errors=True)
+        return dataclasses.replace(report, export=dataclasses.replace(export, path=""))
+    shutil.copytree(os.path.join(export.path, "savedmodel"), target, dirs_exist_ok=True)
+    if os.path.isdir(os.path.join(export.path, "tensorboard")):
+        shutil.copytree(os.path.join(export.path, "tensorboard"), os.path.join(target, "tensorboard"))
+    shutil.rmtree(export.path, ignore_errors=True)
+    return dataclasses.replace(report, export=dataclasses.replace(export, path=os.path.abspath(target)))
 
 
 def show_example(slug: Optional[str]) -> int:

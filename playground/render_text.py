@@ -59,6 +59,13 @@ def render(report: Report) -> str:
     for f in report.functions:
         lines.append("")
         lines += render_function(f)
+    if report.export is not None:
+        e = report.export
+        lines += ["", f"export: {'verified' if e.verified else 'NOT verified'}"
+                  + (f" -> {e.path}" if e.path else ""), f"  {e.reason}"]
+        for sig in e.signatures:
+            state = {True: "pass", False: "FAIL", None: "not checked"}[sig.verified]
+            lines.append(f"  {sig.key}: {sig.inputs} -> {sig.outputs}  [{state}] {sig.message}")
     if report.warnings:
         lines += ["", "pitfalls:"]
         for w in report.warnings:

@@ -20,8 +20,8 @@ import tensorflow as tf  # noqa: E402
 from .. import specs
 from ..config import settings
 from ..errors import PlaygroundError
-from ..job import ErrorInfo, FunctionReport, Job, Report
-from . import convert, device as devices, graphs, pitfalls, timing
+from ..job import ErrorInfo, ExportInfo, FunctionReport, Job, Report
+from . import convert, device as devices, export as exporting, graphs, pitfalls, timing
 from .capture import OutputCapture
 from .entry import ScriptRecorder, resolve, source_function, unwrap
 from .source import compile_source, error_info, new_module
@@ -35,6 +35,8 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
     """Runs the job in this process. Callers that run untrusted code go through the sandbox."""
     emit = emit or (lambda event: None)
     started = time.perf_counter()
+    if job.verify is not None:
+        return _verify(job, started)
     config = settings()
     capture = OutputCapture(config.output_cap_bytes)
     run = _Run(job, emit, capture)
@@ -55,6 +57,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
                 run.entry_mode(target, calls, signature)                      # 3-4. wrap and call
             run.stdout = capture.text()
             reports = [run.function_report(t, retrace_log) for t in run.tracked]  # 5-7
+            run.export_entry()
     except _Stop:
         run.stdout = capture.text()
     except PlaygroundError as e:
@@ -83,6 +86,7 @@ class _Run:
         self.device = "/CPU:0"
         self.owner: Any = None  # keeps the instance of a bound method entry alive
         self.plan: list[specs.CallSpec] = []
+        self.export: Optional[ExportInfo] = None
 
     def make_tracked(self, fn: Any, name: str, python_function: Callable) -> TrackedFunction:
         return TrackedFunction(fn, name, python_function, capture=self.capture,
@@ -165,6 +169,21 @@ class _Run:
             retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
             line=_line_of(tracked.python_function, self.job.filename))
 
+    def export_entry(self) -> None:
+        """SavedModel and TensorBoard log of the entry function, when the job asks."""
+        if not self.job.export:
+            return
+        if self.job.function is None or not self.tracked:
+            self.export = ExportInfo([], False, "", reason="Export needs an entry function: pick "
+                                     "one (--function) instead of running the file as a script.")
+            return
+        tracked = self.tracked[0]
+        try:
+            self.export = exporting.export(tracked, self.options[id(tracked)], self.owner,
+                                           exporting.out_dir())
+        except Exception as e:  # an export failure must not lose the analysis
+            self.export = ExportInfo([], False, "", reason=f"Export failed: {type(e).__name__}: {e}")
+
     def time_function(self, tracked: TrackedFunction, options: dict, args: list, kwargs: dict,
                       notes: list[str]) -> Optional[Any]:
         plain = {k: v for k, v in options.items() if k != "jit_compile"}
@@ -210,7 +229,24 @@ class _Run:
         return Report(tensorflow_version=tf.__version__, device=devices.describe(self.device),
                       status=status, error=self.error, stdout=self.stdout, warnings=warnings,
                       functions=functions, message=message, duration_s=duration,
-                      environment=devices.environment(self.device))
+                      environment=devices.environment(self.device), export=self.export)
+
+
+def _verify(job: Job, started: float) -> Report:
+    """The second half of an export: reload the attached SavedModel and replay its checks."""
+    from .verify import verify
+    root = job.attachments.get(job.verify or "", "")
+    try:
+        info, error = verify(root), None
+    except Exception as e:
+        info = ExportInfo([], False, root, reason=f"The SavedModel did not load: {type(e).__name__}")
+        error = error_info(e, job.filename)
+    status = "ok" if error is None else "error"
+    message = ("SavedModel verified: every signature reproduced the run's outputs" if info.verified
+               else "SavedModel verification failed" if error is None else info.reason)
+    return Report(tensorflow_version=tf.__version__, device=devices.describe("/CPU:0"),
+                  status=status, error=error, stdout="", warnings=[], functions=[],
+                  message=message, duration_s=time.perf_counter() - started, export=info)
 
 
 def _safe_text(capture: OutputCapture) -> str:

@@ -36,6 +36,7 @@ class TrackedFunction:
         self.calls: list[CallRecord] = []
         self.traces: list[Any] = []          # concrete functions, in the order they were traced
         self.last_ok_args: Optional[tuple[list, dict]] = None
+        self.successes: list[tuple[int, dict, Any]] = []  # (index, args by name, result)
 
     @property
     def tracing_count(self) -> int:
@@ -51,6 +52,7 @@ class TrackedFunction:
             result = self.fn(*args, **kwargs)
             output = summarize(result)
             self.last_ok_args = (args, kwargs)
+            self._remember(index, args, kwargs, result)
         except Exception as e:  # the user's code raised: record it on this call
             output, error, exc = None, error_info(e, self.filename), e
         duration = time.perf_counter() - t0
@@ -67,6 +69,16 @@ class TrackedFunction:
         if exc is not None and reraise:
             raise exc
         return result
+
+    def _remember(self, index: int, args: list, kwargs: dict, result: Any) -> None:
+        """Keeps a few successful calls by parameter name, for the SavedModel reload check."""
+        if len(self.successes) >= 8:
+            return
+        try:
+            bound = inspect.signature(self.python_function).bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return
+        self.successes.append((index, dict(bound.arguments), result))
 
     def record_refused(self, label: str, message: str) -> None:
         """A planned call that cannot bind to the function's parameters; TF is not called."""

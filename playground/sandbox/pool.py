@@ -13,6 +13,7 @@ from typing import Callable, Optional
 from ..config import Settings
 from ..errors import LimitError, SandboxError
 from ..job import Job, Report
+from . import exports
 from .outcome import finish, sandbox_info
 from .process import SandboxConfig, WorkerProcess
 from .supervisor import supervise
@@ -47,7 +48,11 @@ class WorkerPool:
 
     def submit(self, job: Job, on_event: Optional[OnEvent] = None) -> Report:
         """Queues the job (reporting its place), runs it on a fresh warm worker, returns the
-        Report. Raises LimitError at once when the queue is full."""
+        Report. Raises LimitError at once when the queue is full. An export is then verified
+        on another fresh worker."""
+        return exports.export_then_verify(job, lambda j: self._submit_one(j, on_event))
+
+    def _submit_one(self, job: Job, on_event: Optional[OnEvent]) -> Report:
         emit = on_event or (lambda event: None)
         worker = self._take(emit)
         emit({"event": "started"})
@@ -60,7 +65,8 @@ class WorkerPool:
                 self._cond.notify_all()
             threading.Thread(target=worker.release, daemon=True).start()
         self._walls.append(outcome.wall_s)
-        return finish(outcome, self._sandbox_info(worker, timeout), timeout)
+        report = finish(outcome, self._sandbox_info(worker, timeout), timeout)
+        return exports.with_collected(report, *outcome.files.result())
 
     def _take(self, emit: OnEvent) -> WorkerProcess:
         ticket = object()
@@ -184,8 +190,14 @@ def _discard(worker: WorkerProcess) -> None:
 
 
 def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -> Report:
-    """The cold path (the CLI): one worker, no pool, same sandbox and same Report."""
+    """The cold path (the CLI): one worker, no pool, same sandbox and same Report; an export is
+    verified on a second fresh worker."""
     config = SandboxConfig.from_settings(settings)
+    return exports.export_then_verify(job, lambda j: _run_cold(j, settings, config, on_event))
+
+
+def _run_cold(job: Job, settings: Settings, config: SandboxConfig,
+              on_event: Optional[OnEvent]) -> Report:
     worker = WorkerProcess(config)
     timeout = min(job.timeout_s, settings.timeout_s)
     try:
@@ -199,4 +211,4 @@ def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -
     finally:
         worker.release()
     info = sandbox_info(config.isolation, _limits(config, worker, timeout), config.notes)
-    return finish(outcome, info, timeout)
+    return exports.with_collected(finish(outcome, info, timeout), *outcome.files.result())

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Optional
 from ..config import Settings
 from ..errors import SandboxError
 from ..job import Job, job_to_json
-from . import bwrap, layout, limits as rlimits
+from . import bwrap, exports, layout, limits as rlimits
 
 # bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that spawned it
 # ends; so every spawn happens on one thread that lives as long as this process.
@@ -95,6 +95,10 @@ class WorkerProcess:
             return rlimits.worker_env(bwrap.CODE_MOUNT, "/tmp")
         return rlimits.worker_env(layout.code_dir(), self.dirs.tmp)
 
+    def _inside(self, host_path: str, mount: str) -> str:
+        """Where the worker sees one of its dirs."""
+        return mount if self.config.isolation == "bubblewrap" else host_path
+
     def _argv(self, fd: int) -> list[str]:
         command = [self.config.python, "-m", "playground.sandbox.worker", "--fd", str(fd),
                    "--limits", json.dumps(self.config.worker_limits)]
@@ -124,6 +128,8 @@ class WorkerProcess:
     def start_job(self, job: Job) -> Job:
         """Writes the source where the job can read but not change it, then hands it over."""
         layout.write_job_file(self.dirs, job.source, self.uid)
+        job = exports.attach(job, self.dirs.job, self._inside(self.dirs.job, bwrap.JOB_MOUNT),
+                             self.uid)
         job = dataclasses.replace(job, filename=self.job_path())
         assert self.proc.stdin is not None
         try:

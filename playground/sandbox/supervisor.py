@@ -4,10 +4,11 @@ from __future__ import annotations
 import os
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from ..job import Job
+from . import exports
 from .process import WorkerProcess
 
 
@@ -24,6 +25,7 @@ class Outcome:
     stderr: str = ""
     wall_s: float = 0.0
     job: Optional[Job] = None
+    files: exports.FileSink = field(default_factory=exports.FileSink)
 
 
 def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
@@ -41,6 +43,9 @@ def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
             if kind == "crash":
                 outcome.crash = event
                 break
+            if kind == "file":
+                outcome.files.receive(event)
+                continue
             if on_event is not None and kind not in ("ready",):
                 _forward(on_event, event)
     except TimeoutError:

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     import tensorflow as tf
     from playground.engine import analyze, device
     from playground.job import job_from_json, to_dict
-    from playground.sandbox import limits as rlimits
+    from playground.sandbox import exports, limits as rlimits
 
     gpus = device.gpus()
     if gpus:
@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     rlimits.apply(limits, gpu=bool(gpus))
     try:
         report = analyze(job, channel.send)
+        if report.export is not None and report.export.path and job.verify is None:
+            exports.send_files(report.export.path, channel.send)
         message = {"event": "report", "report": to_dict(report)}
     except BaseException as e:  # noqa: B036 - whatever happened, the parent must hear of it
         message = {"event": "crash", "type": type(e).__name__, "message": str(e)[:2000],

@@ -1,0 +1,142 @@
+"""Moves export files across the sandbox wall: the worker streams what it exported over its
+protocol pipe (regular files only, links never followed), the host writes them into a fresh dir
+(no path may leave it, size-capped), and a SavedModel is attached to the fresh worker that
+verifies it."""
+from __future__ import annotations
+
+import base64
+import dataclasses
+import os
+import shutil
+import stat
+import tempfile
+from typing import Callable, Optional
+
+from ..job import ExportInfo, Job, Report
+
+MAX_EXPORT_BYTES = 32 << 20     # base64 on the pipe stays under its 64 MiB event cap
+
+
+CHUNK_BYTES = 512 << 10
+
+
+def walk_files(root: str):
+    """(relative path, file object) for each regular file under root; links are never followed
+    (O_NOFOLLOW), and fifos or devices the job planted are skipped unopened."""
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                continue
+            handle = os.fdopen(fd, "rb")
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                yield os.path.relpath(path, root), handle
+            handle.close()
+
+
+def send_files(root: str, send: Callable[[dict], None]) -> None:
+    """Worker side: streams an export over the protocol pipe, so no host dir is ever mounted
+    writable into the sandbox (the job's /tmp is a size-capped tmpfs)."""
+    for rel, handle in walk_files(root):
+        with handle:
+            send({"event": "file", "path": rel, "data": ""})
+            while chunk := handle.read(CHUNK_BYTES):
+                send({"event": "file", "path": rel, "data": base64.b64encode(chunk).decode()})
+
+
+class FileSink:
+    """Host side: writes streamed files into a fresh dir of ours, refusing paths that leave it
+    and stopping at the size cap."""
+
+    def __init__(self, cap_bytes: int = MAX_EXPORT_BYTES) -> None:
+        self.cap_bytes = cap_bytes
+        self.root: Optional[str] = None
+        self.total = 0
+        self.refused: list[str] = []
+        self.over_cap = False
+
+    def receive(self, event: dict) -> None:
+        rel = str(event.get("path", ""))
+        parts = rel.split("/")
+        if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            self.refused.append(rel)
+            return
+        data = base64.b64decode(event.get("data") or "")
+        self.total += len(data)
+        if self.over_cap or self.total > self.cap_bytes:
+            self.over_cap = True
+            return
+        if self.root is None:
+            self.root = tempfile.mkdtemp(prefix="playground-export-")
+        target = os.path.join(self.root, *parts)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "ab") as f:
+            f.write(data)
+
+    def result(self) -> tuple[Optional[str], str]:
+        if self.over_cap:
+            if self.root:
+                shutil.rmtree(self.root, ignore_errors=True)
+            return None, f"the export is over {self.cap_bytes >> 20} MiB and was dropped"
+        note = f"refused {len(self.refused)} file path(s) outside the export" if self.refused else ""
+        return self.root, note
+
+
+def with_collected(report: Report, host_dir: Optional[str], note: str) -> Report:
+    if report.export is None:
+        if host_dir:
+            shutil.rmtree(host_dir, ignore_errors=True)
+        return report
+    reason = " ".join(p for p in (report.export.reason, note) if p)
+    return dataclasses.replace(report, export=dataclasses.replace(
+        report.export, path=host_dir or "", reason=reason))
+
+
+def attach(job: Job, job_dir: str, mount: str, uid: Optional[int]) -> Job:
+    """Copies each attachment into the job's root-owned dir (readable, never writable, by the
+    job's uid) and points the job at the copy as the worker will see it."""
+    moved = {}
+    for name, host_path in job.attachments.items():
+        target = os.path.join(job_dir, name)
+        shutil.copytree(host_path, target, symlinks=True)
+        for folder, dirs, files in os.walk(target):
+            for path in [folder] + [os.path.join(folder, f) for f in files]:
+                if not os.path.islink(path):
+                    os.chmod(path, 0o750 if os.path.isdir(path) else 0o640)
+                    if uid is not None:
+                        os.chown(path, 0, uid)
+        moved[name] = os.path.join(mount, name)
+    return dataclasses.replace(job, attachments=moved)
+
+
+def verify_job(job: Job, report: Report) -> Optional[Job]:
+    """The follow-up job that reloads the export in a fresh worker, if there is one to check."""
+    export = report.export
+    if not job.export or export is None or not export.path or \
+            not os.path.isdir(os.path.join(export.path, "savedmodel")):
+        return None
+    return Job(source="", verify="model", attachments={"model": export.path},
+               timeout_s=job.timeout_s, device="cpu")
+
+
+def merge(report: Report, verified: Report) -> Report:
+    """The run's report with the fresh worker's verdict on its SavedModel."""
+    base = report.export or ExportInfo([], False, "")
+    if verified.export is None:
+        info = dataclasses.replace(base, verified=False, reason=(
+            f"{base.reason} Verification did not run: {verified.message}").strip())
+    else:
+        v = verified.export
+        info = dataclasses.replace(base, signatures=v.signatures, verified=v.verified,
+                                   listing=v.listing, files=v.files, size_bytes=v.size_bytes,
+                                   reason=" ".join(p for p in (base.reason, v.reason) if p))
+    return dataclasses.replace(report, export=info)
+
+
+def export_then_verify(job: Job, run: Callable[[Job], Report]) -> Report:
+    report = run(job)
+    follow_up = verify_job(job, report)
+    return merge(report, run(follow_up)) if follow_up is not None else report
