@@ -123,12 +123,18 @@ def test_timing_and_problems_tabs(page, server) -> None:
     expect(page.locator(".st-key-source textarea")).to_have_value(re.compile("def process"))
     page.locator(".st-key-timing label").click()
     wait_idle(page)
+    page.locator(".st-key-sweep input").fill("x[0]=16,256,4096")
+    page.locator(".st-key-sweep input").press("Enter")
+    wait_idle(page)
     run_and_wait(page)
     open_tab(page, "Timing")
     charts = page.get_by_test_id("stPlotlyChart")
     expect(charts.filter(has_text="Steady-state").first.locator(".main-svg").first).to_be_visible()
     expect(charts.filter(has_text="First call").first).to_be_visible()
     expect(page.get_by_test_id("stMetric").filter(has_text="Graph speedup vs eager")).to_be_visible()
+    sweep = charts.filter(has_text="Time per call vs x dim 0").first
+    expect(sweep.locator(".main-svg").first).to_be_visible()
+    expect(sweep).to_contain_text("3 traces")   # each size retraced the one graph instance
     page.screenshot(path=str(SHOTS / "timing.png"), full_page=True)
 
     page.locator(".st-key-source textarea").fill(BROKEN)

@@ -1,6 +1,7 @@
 """Size sweep in the Timing tab: time per call against size, log-log, with the retrace counts."""
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 import plotly.graph_objects as go
@@ -10,6 +11,16 @@ from ...job import SweepPoint, Timing
 from .. import keys
 
 MODES = (("eager", "eager_s", "#1f77b4"), ("graph", "graph_s", "#ff7f0e"), ("xla", "xla_s", "#2ca02c"))
+
+
+def log_ticks(values: list[float]) -> list[float]:
+    """1-2-5 ticks spanning the data: plotly's own log labels ("2", "5") read as nonsense."""
+    low, high = min(values), max(values)
+    ticks, decade = [], 10.0 ** math.floor(math.log10(low))
+    while decade <= high * 10:
+        ticks += [decade * m for m in (1, 2, 5) if low / 2 <= decade * m <= high * 2]
+        decade *= 10
+    return ticks
 
 
 def new_traces(points: list[SweepPoint], attribute: str = "graph_traces") -> list[Optional[int]]:
@@ -74,6 +85,10 @@ def sweep_figure(timing: Timing, device: str) -> go.Figure:
     sizes = [p.size for p in points]
     if sizes:
         figure.update_xaxes(tickvals=sizes, ticktext=[str(s) for s in sizes])
+    times = [y for trace in figure.data for y in trace.y if y and y > 0]
+    if times:
+        ticks = log_ticks(times)
+        figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     return figure
 
 

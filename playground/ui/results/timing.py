@@ -5,7 +5,6 @@ import csv
 import dataclasses
 import io
 import json
-import math
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -29,16 +28,6 @@ def modes(timing: Timing) -> dict[str, ModeTiming]:
     return found
 
 
-def log_ticks(values: list[float]) -> list[float]:
-    """1-2-5 ticks spanning the data: plotly's own log labels ("2", "5") read as nonsense."""
-    low, high = min(values), max(values)
-    ticks, decade = [], 10.0 ** math.floor(math.log10(low))
-    while decade <= high * 10:
-        ticks += [decade * m for m in (1, 2, 5) if low / 2 <= decade * m <= high * 2]
-        decade *= 10
-    return ticks
-
-
 def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure:
     figure, every = go.Figure(), []
     for name, mode in modes(timing).items():
@@ -50,7 +39,7 @@ def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure
                          yaxis_title="µs per call", yaxis_type="log" if log else "linear",
                          showlegend=False, height=340, margin=dict(l=50, r=10, t=50, b=40))
     if log and every and min(every) > 0:
-        ticks = log_ticks(every)
+        ticks = sweep.log_ticks(every)
         figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     return figure
 
