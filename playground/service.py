@@ -1,0 +1,78 @@
+"""Service plumbing for the hosted app: an executor that rebuilds a dead pool, and the one log
+line per run (who, how long, how it ended, how isolated; never the user's code)."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from typing import Callable, Optional
+
+from .errors import SandboxError
+from .executor import Executor, OnEvent
+from .job import Job, Report
+
+log = logging.getLogger("playground.runs")
+
+
+class RestartingExecutor:
+    """Wraps an executor factory; when the executor reports it cannot run jobs at all (its
+    workers keep failing to start, or it was closed), it is replaced once and the job retried.
+    Safe to retry: a SandboxError is raised before any of the job's code ran."""
+
+    def __init__(self, factory: Callable[[], Executor]) -> None:
+        self._factory = factory
+        self._lock = threading.Lock()
+        self._executor: Optional[Executor] = None
+        self.restarts = 0
+
+    def _current(self) -> Executor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = self._factory()
+            return self._executor
+
+    def _replace(self, broken: Executor) -> None:
+        with self._lock:
+            if self._executor is broken:      # another session may have replaced it already
+                self._executor = None
+                self.restarts += 1
+        try:
+            broken.close()
+        except Exception:  # a broken pool may fail to close; it is dropped either way
+            pass
+
+    def submit(self, job: Job, on_event: Optional[OnEvent] = None) -> Report:
+        executor = self._current()
+        try:
+            return executor.submit(job, on_event)
+        except SandboxError as e:
+            log.warning("executor failed (%s); starting a new one", e)
+            self._replace(executor)
+            return self._current().submit(job, on_event)
+
+    def close(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.close()
+
+
+def session_tag(session_id: str) -> str:
+    """A short, stable, non-reversible tag, so logs can group a session's runs."""
+    return hashlib.sha256(session_id.encode()).hexdigest()[:10]
+
+
+def log_run(session_id: str, started: float, report: Optional[Report] = None,
+            error: Optional[BaseException] = None) -> str:
+    duration = time.monotonic() - started
+    if report is not None:
+        isolation = report.sandbox.isolation if report.sandbox else "unknown"
+        line = (f"run session={session_tag(session_id)} duration={duration:.2f}s "
+                f"status={report.status} isolation={isolation} traces={report.tracing_count} "
+                f"executor={report.executor.kind if report.executor else 'unknown'}")
+    else:
+        line = (f"run session={session_tag(session_id)} duration={duration:.2f}s "
+                f"status=refused reason={type(error).__name__ if error else 'unknown'}")
+    log.info(line)
+    return line
