@@ -8,17 +8,12 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from record import SQUARE  # noqa: E402  (the same square_sum the UI tests replay)
 
 SOURCES = {
-    "square_sum": '''import tensorflow as tf
-
-@tf.function
-def square_sum(x, n):
-    y = x * x
-    for _ in tf.range(n):
-        y = y + 1.0
-    return tf.reduce_sum(y)
-''',
+    "square_sum": SQUARE,
     "branch": '''import tensorflow as tf
 
 @tf.function
@@ -67,7 +62,6 @@ def load(name: str, source: str):  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE.parents[1]))
     import tensorflow as tf
     out = {}
     for name, source in SOURCES.items():
