@@ -1,100 +1,8 @@
-"""The examples gallery: one example per point of the seed article, each with what the article
-claims and a machine-checkable expectation that is compared with the live run, never assumed.
-
-Pure data and arithmetic (no TensorFlow), shared by the app, the CLI and the tests.
-"""
+"""The examples: one per point of the seed article, each with the article's claim and what
+TF 2.21 really does (measured, and re-checked against every live run)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional
-
-from .job import Job, Report
-
-
-@dataclass(frozen=True)
-class Expectation:
-    """What this TF version does; None means 'not checked'."""
-
-    tracing_count: Optional[int] = None
-    error_type: Optional[str] = None          # "" means: no error anywhere in the run
-    warning_codes: tuple[str, ...] = ()        # each must be reported
-    no_warnings: bool = False                  # the clean, fixed version of a pitfall
-    optimized_ops_at_most: Optional[int] = None  # Grappler's graph is at most this many ops
-    output_contains: Optional[str] = None      # text in the last call's output (or stdout)
-
-
-@dataclass(frozen=True)
-class Example:
-    slug: str
-    title: str
-    explanation: str
-    source: str
-    function: Optional[str]
-    calls: tuple[str, ...] = ()
-    signature: str = ""
-    reduce_retracing: bool = False
-    jit_compile: bool = False
-    article_claim: str = ""                    # what the seed article says happens
-    expect: Expectation = field(default_factory=Expectation)
-    fixed_by: str = ""                         # slug of the corrected version
-
-    def job(self, **overrides: object) -> Job:
-        fields = dict(source=self.source, function=self.function, calls=self.calls,
-                      signature=self.signature or None, reduce_retracing=self.reduce_retracing,
-                      jit_compile=self.jit_compile)
-        fields.update(overrides)
-        return Job(**fields)  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class ClaimCheck:
-    what: str
-    expected: str
-    actual: str
-    holds: bool
-
-
-def first_error_type(report: Report) -> str:
-    if report.error is not None:
-        return report.error.type
-    for function in report.functions:
-        for call in function.calls:
-            if call.error is not None:
-                return call.error.type
-    return ""
-
-
-def check(example: Example, report: Report) -> list[ClaimCheck]:
-    """Compares the expectation with what the run really did."""
-    expect, checks = example.expect, []
-    if expect.tracing_count is not None:
-        actual = report.tracing_count
-        checks.append(ClaimCheck("tracing count", str(expect.tracing_count), str(actual),
-                                 actual == expect.tracing_count))
-    if expect.error_type is not None:
-        actual = first_error_type(report)
-        checks.append(ClaimCheck("error", expect.error_type or "none", actual or "none",
-                                 actual == expect.error_type))
-    codes = sorted({w.code for w in report.warnings})
-    for code in expect.warning_codes:
-        checks.append(ClaimCheck(f"warning {code}", "reported", "reported" if code in codes
-                                 else "not reported", code in codes))
-    if expect.no_warnings:
-        checks.append(ClaimCheck("warnings", "none", ", ".join(codes) or "none", not codes))
-    if expect.optimized_ops_at_most is not None:
-        graphs = [f.graph for f in report.functions if f.graph is not None]
-        ops = f"{graphs[0].op_count} -> {graphs[0].op_count_optimized}" if graphs else "no graph"
-        checks.append(ClaimCheck("ops after Grappler", f"<= {expect.optimized_ops_at_most}", ops,
-                                 bool(graphs) and graphs[0].op_count_optimized
-                                 <= expect.optimized_ops_at_most))
-    if expect.output_contains is not None:
-        outputs = [c.output or "" for f in report.functions for c in f.calls[-1:]]
-        seen = "\n".join(outputs + [report.stdout])
-        checks.append(ClaimCheck("output", f"contains {expect.output_contains!r}",
-                                 (outputs[-1] if outputs else report.stdout.strip())[:80],
-                                 expect.output_contains in seen))
-    return checks
-
+from .model import Example, Expectation
 
 EXAMPLES: list[Example] = [
     Example(
@@ -667,4 +575,3 @@ def mean_by_len(x):
     ),
 ]
 
-BY_SLUG = {e.slug: e for e in EXAMPLES}
