@@ -371,3 +371,42 @@ def test_queue_eta_is_shown_when_the_pool_sends_one() -> None:
         "Waiting for a warm worker, starting in under a second…"
     assert eta_text(None) == eta_text("soon") == eta_text(-1) == ""
     assert eta_text(300) == ", about 5 min to start"
+
+
+EXPORT_SCRIPT = """
+import io, json, os, sys, zipfile
+from streamlit.testing.v1 import AppTest
+from playground.ui import keys
+at = AppTest.from_file(sys.argv[1], default_timeout=240)
+at.run()
+at.toggle(key=keys.EXPORT).set_value(True).run()
+at.button(key=keys.RUN).click().run()
+result = at.session_state[keys.RESULT]
+export = result.report.export
+tab = next((t for t in at.tabs if t.label == "Export"), None)
+saved = result.archives.get("savedmodel")
+print(json.dumps({
+    "exception": [e.value for e in at.exception],
+    "signatures": [s.key for s in export.signatures] if export else None,
+    "checks": list(tab.dataframe[0].value["check"]) if tab and tab.dataframe else None,
+    "zipped": sorted(zipfile.ZipFile(io.BytesIO(saved.data)).namelist()) if saved and saved.data else None,
+    "left_on_disk": bool(export and export.path and os.path.exists(export.path)),
+    "tensorflow": "tensorflow" in sys.modules,
+}))
+"""
+
+
+def test_real_pool_export_tab_end_to_end() -> None:
+    pytest.importorskip("playground.sandbox.exports", reason="the export side has not landed yet")
+    import os
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "PLAYGROUND_UI_EXECUTOR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(APP).parent), str(pathlib.Path(__file__).parent)])
+    done = subprocess.run([sys.executable, "-c", EXPORT_SCRIPT, APP], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["exception"] == [] and result["signatures"], result
+    assert set(result["checks"]) == {"pass"}, result
+    assert "savedmodel/saved_model.pb" in result["zipped"]
+    assert result["left_on_disk"] is False and result["tensorflow"] is False
