@@ -59,6 +59,9 @@ def render(report: Report) -> str:
     for f in report.functions:
         lines.append("")
         lines += render_function(f)
+    per_call = "".join(c.stdout for f in report.functions for c in f.calls)
+    if report.stdout.strip() and report.stdout != per_call:
+        lines += ["", "stdout of the whole run:"] + _indent(report.stdout, "  | ")
     if report.export is not None:
         e = report.export
         lines += ["", f"export: {'verified' if e.verified else 'NOT verified'}"

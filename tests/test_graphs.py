@@ -51,3 +51,11 @@ def test_hlo_only_with_jit_compile_and_errors_are_explained():
     f = report.functions[0]
     assert f.calls[0].error is not None and "AsString" in f.calls[0].error.message
     assert f.hlo is None and "No HLO: no call succeeded" in f.conversion_note
+
+
+def test_a_function_that_returns_nothing_is_all_dead_code():
+    report = analyze(gallery.BY_SLUG["article-benchmark"].job())
+    graph = report.functions[0].graph
+    assert graph.op_types["MatMul"] == 100 and graph.op_count_optimized == 0
+    assert "all 112 ops are dead code" in graph.note
+    assert report.stdout.startswith("Eager: ")

@@ -12,6 +12,9 @@ from tensorflow.python.grappler import tf_optimizer
 from ..job import GraphInfo
 
 MAX_DOT_NODES = 60
+NOTHING_FETCHED = ("The function returns nothing and has no side-effecting op, so all {n} ops are "
+                   "dead code: the runtime prunes the whole graph and each call runs none of them. "
+                   "A 'graph is faster' timing of such a function measures doing nothing.")
 LOWERED = {"StatelessIf", "If", "StatelessWhile", "While", "StatefulPartitionedCall",
            "PartitionedCall"}
 CONTROL_FLOW_V1 = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}
@@ -42,8 +45,11 @@ def graph_info(concrete: Any) -> GraphInfo:
     graph_def = concrete.graph.as_graph_def()
     before = op_types(graph_def)
     try:
-        after = op_types(optimize(concrete))
-        note = explain(before, after)
+        if not concrete.outputs and not concrete.graph.control_outputs:
+            after, note = Counter(), NOTHING_FETCHED.format(n=sum(before.values()))
+        else:
+            after = op_types(optimize(concrete))
+            note = explain(before, after)
     except Exception as e:  # Grappler rejects some graphs; the unoptimised view still helps
         after, note = Counter(), f"Grappler could not optimise this graph: {type(e).__name__}: {e}"
     return GraphInfo(op_count=sum(before.values()), op_count_optimized=sum(after.values()),

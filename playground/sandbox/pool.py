@@ -88,7 +88,8 @@ class WorkerPool:
                 if worker is not None:
                     return worker
                 told = position
-                emit({"event": "queued", "position": position})
+                emit({"event": "queued", "position": position,
+                      "eta_s": self._eta_s(position)})
         finally:
             with self._cond:
                 if ticket in self._waiting:
