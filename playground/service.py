@@ -15,6 +15,17 @@ from .job import Job, Report
 log = logging.getLogger("playground.runs")
 
 
+def configure_logging() -> None:
+    """Run lines to stderr, once per process (Streamlit reruns the page script on every click)."""
+    root = logging.getLogger("playground")
+    if not any(getattr(h, "_playground", False) for h in root.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler._playground = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
+
+
 class RestartingExecutor:
     """Wraps an executor factory; when the executor reports it cannot run jobs at all (its
     workers keep failing to start, or it was closed), it is replaced once and the job retried.

@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..config import Settings
+from ..service import configure_logging
 from . import editor, keys, options, plan, results, run, state
 
 
@@ -22,6 +23,7 @@ CSS = """<style>
 
 def main() -> None:
     settings = Settings.from_env()
+    configure_logging()
     state.init()
     run.warm()
     st.html(CSS)

@@ -13,6 +13,7 @@ from ..config import Settings
 from ..errors import PlaygroundError
 from ..executor import Executor, make_executor
 from ..job import Job
+from ..service import RestartingExecutor, log_run
 from . import export_zip, keys, plan, state
 
 # Seam for tests and benchmarks: "module:callable" returning an Executor, e.g. a replay of
@@ -26,7 +27,8 @@ def shared_executor(factory: str) -> Executor:
     if factory:
         module, _, name = factory.partition(":")
         return getattr(importlib.import_module(module), name)()
-    return make_executor(Settings.from_env())
+    settings = Settings.from_env()
+    return RestartingExecutor(lambda: make_executor(settings))   # a dead pool is rebuilt
 
 
 def executor() -> Executor:
@@ -122,6 +124,15 @@ def _progress_callback(status: object, bar: object, calls: int) -> Callable[[dic
     return on_event
 
 
+def _session_id() -> str:
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        ctx = get_script_run_ctx()
+        return ctx.session_id if ctx is not None else "unknown"
+    except ImportError:  # the internal API moved: logs then group nothing, runs still work
+        return "unknown"
+
+
 def run_button(settings: Settings) -> None:
     """Draws the button; on a click, runs the job and stores the Result (or the error)."""
     if not st.button("Run", key=keys.RUN, type="primary", width="stretch"):
@@ -140,14 +151,18 @@ def run_button(settings: Settings) -> None:
             "Your code and settings are kept; try again shortly.")
         return
     job = build_job(values)
+    session = _session_id()
+    started = time.monotonic()
     with st.status("Submitting…", expanded=False) as status:
         bar = st.progress(0.0)
         try:
             report = executor().submit(job, on_event=_progress_callback(status, bar, len(job.calls)))
         except PlaygroundError as error:
+            log_run(session, started, error=error)
             status.update(label="The run did not finish", state="error")
             st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
             return
+        log_run(session, started, report)
         done = "complete" if report.status == "ok" else "error"
         status.update(label=f"Done: {report.message or report.status}", state=done)
     previous = state.result()
