@@ -97,10 +97,10 @@ class _Run:
             exec(code, namespace)  # noqa: S102 - this is the user's code, inside the sandbox
         except RESOURCE_ERRORS:
             raise
-        except Exception as e:  # SystemExit too is the user's: report it, don't exit
+        except Exception as e:  # the user's code raised: report it with the user's line
             self.error = error_info(e, self.job.filename)
             raise _Stop() from e
-        except SystemExit as e:
+        except SystemExit as e:  # exit() is the user's too: report it, don't exit
             self.error = ErrorInfo("SystemExit", f"the code called exit({e.code})", None)
             raise _Stop() from e
 
@@ -134,7 +134,7 @@ class _Run:
         tracked = self.make_tracked(fn, name, python_function)
         self.tracked, self.options, self.plan = [tracked], {id(tracked): options}, calls
         for index, call in enumerate(calls):
-            mismatch = _arity_error(python_function, call, options["input_signature"])
+            mismatch = _arity_error(python_function, call)
             if mismatch:
                 tracked.record_refused(str(call), mismatch)
                 continue
@@ -269,7 +269,8 @@ def _positional(sweep: specs.Sweep, python_function: Callable) -> specs.Sweep:
     return sweep
 
 
-def _arity_error(python_function: Callable, call: specs.CallSpec, signature: Any) -> str:
+def _arity_error(python_function: Callable, call: specs.CallSpec) -> str:
+    """Says why a planned call cannot bind to the function's parameters, before TF is called."""
     try:
         parameters = inspect.signature(python_function)
     except (TypeError, ValueError):
