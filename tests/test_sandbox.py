@@ -13,7 +13,8 @@ import pytest
 from playground.errors import LimitError, SandboxError
 from playground.job import Job
 from playground.sandbox import WorkerPool, run_once
-from playground.sandbox.process import REDUCED
+from playground.sandbox.process import REDUCED, WARMING_NICE
+from playground.sandbox.supervisor import processes_of
 
 from sandbox_support import SETTINGS, pool, poll, script, timed  # noqa: F401 - pool: fixture
 
@@ -130,3 +131,22 @@ def test_no_worker_processes_outlive_close():
         pid = p._ready[0].proc.pid
     assert poll(lambda: not os.path.exists(f"/proc/{pid}") or
                 open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z")
+
+
+def _nice_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[16])   # field 19: nice
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can restore a worker's priority")
+def test_warming_workers_yield_the_cpu_and_jobs_run_at_normal_priority(pool):
+    assert pool.wait_ready()
+    warm = pool._ready[0]
+    pids = processes_of(warm.uid)
+    assert pids and all(_nice_of(p) == WARMING_NICE for p in pids)
+    source = ("import os\nthreads = os.listdir('/proc/self/task')\n"
+              "print(sorted({int(open(f'/proc/self/task/{t}/stat').read().rsplit(')', 1)[1]"
+              ".split()[16]) for t in threads}))\n")
+    report = pool.submit(script(source))
+    assert report.status == "ok", report.message
+    assert report.stdout.strip() == "[0]"   # every thread of the job, TF's included

@@ -22,6 +22,7 @@ from . import bwrap, exports, layout, limits as rlimits
 # bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that spawned it
 # ends; so every spawn happens on one thread that lives as long as this process.
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
+WARMING_NICE = 10                 # a refilling worker's TF import yields the cores to running jobs
 EVENT_BYTES_CAP = 64 << 20        # a job that floods the protocol pipe is stopped, not buffered
 REDUCED = "reduced isolation: not for public hosting"
 
@@ -79,7 +80,9 @@ class WorkerProcess:
                 subprocess.Popen, self._argv(write_fd), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                 stderr=self.stderr, pass_fds=(write_fd,), start_new_session=True,
                 env={} if config.isolation == "bubblewrap" else self._env(),
-                cwd=self.dirs.tmp, **bwrap.as_user(self.uid)).result()
+                cwd=self.dirs.tmp, **bwrap.as_user(self.uid),
+                # Only root can restore the priority when the job starts, so only root lowers it.
+                preexec_fn=_yield_cpu if self.uid is not None else None).result()
         except BaseException:
             os.close(read_fd)
             self.release()
@@ -127,6 +130,7 @@ class WorkerProcess:
 
     def start_job(self, job: Job) -> Job:
         """Writes the source where the job can read but not change it, then hands it over."""
+        self.prioritise()
         layout.write_job_file(self.dirs, job.source, self.uid)
         job = exports.attach(job, self.dirs.job, self._inside(self.dirs.job, bwrap.JOB_MOUNT),
                              self.uid)
@@ -138,6 +142,22 @@ class WorkerProcess:
         except OSError as e:
             raise SandboxError(f"the sandbox worker went away before the job: {e}") from e
         return job
+
+    def prioritise(self) -> None:
+        """Back to normal priority for the job: every thread of every process of its uid."""
+        if self.uid is None:
+            return
+        from .supervisor import processes_of
+        for pid in processes_of(self.uid):
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in threads:
+                try:
+                    os.setpriority(os.PRIO_PROCESS, int(tid), 0)
+                except OSError:
+                    pass
 
     def events(self, deadline: float) -> Iterator[dict]:
         """Protocol messages until EOF; raises TimeoutError at the deadline, OverflowError past
@@ -214,3 +234,8 @@ class WorkerProcess:
                 closer()
             except (OSError, AttributeError):
                 pass
+
+
+def _yield_cpu() -> None:
+    """In the child before exec: its threads, and bwrap's children, inherit the niceness."""
+    os.nice(WARMING_NICE)
