@@ -103,6 +103,7 @@ class Timing:
     first_call_s: dict[str, Optional[float]]
     speedup_graph: float = 0.0
     speedup_xla: Optional[float] = None
+    speedup_range: dict[str, list[float]] = field(default_factory=dict)  # mode -> [low, high]
     break_even_calls: dict[str, Optional[int]] = field(default_factory=dict)
     phases: dict[str, dict[str, float]] = field(default_factory=dict)   # trace/compile/run per mode
     notes: list[str] = field(default_factory=list)

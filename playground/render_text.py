@@ -35,7 +35,9 @@ def render_function(f: FunctionReport) -> list[str]:
         lines.append(f"  timing (median per call): eager {t.eager.median_s * 1e6:.1f} us, "
                      f"graph {t.graph.median_s * 1e6:.1f} us"
                      + (f", XLA {t.xla.median_s * 1e6:.1f} us" if t.xla else "")
-                     + f"; graph speedup {t.speedup_graph:.2f}x")
+                     + f"; graph speedup {t.speedup_graph:.2f}x"
+                     + (" ({:.2f}-{:.2f})".format(*t.speedup_range["graph"])
+                        if "graph" in t.speedup_range else ""))
         lines += [f"    note: {n}" for n in t.notes]
         if t.sweep:
             lines.append(f"  size sweep ({t.sweep_label}): size, eager, graph, XLA (us), graph traces")

@@ -62,3 +62,9 @@ def test_speedup_range_brackets_median():
     assert (mid, low, high) == (2.0, 2.0, 2.0)
     mid, low, high = stats.speedup([1.0, 2.0, 3.0], [1.0, 1.0, 1.0])
     assert low <= mid <= high
+
+
+def test_speedup_range_is_from_opposite_quartiles():
+    eager = [1.0, 2.0, 3.0, 4.0, 5.0]       # q1 2, median 3, q3 4
+    graph = [0.5, 1.0, 1.5, 2.0, 2.5]       # q1 1, median 1.5, q3 2
+    assert stats.speedup(eager, graph) == (2.0, 1.0, 4.0)

@@ -114,6 +114,9 @@ def measure(python_function: Callable, options: dict, args: list, kwargs: dict, 
                       "xla": xla_t.first_call_s if xla_t else None},
         speedup_graph=eager.median_s / graph.median_s,
         speedup_xla=eager.median_s / xla_t.median_s if xla_t else None,
+        # From the quartiles: slowest eager over fastest other, and the reverse.
+        speedup_range={m: list(stats.speedup(eager.samples_s, results[m].samples_s)[1:])
+                       for m in results if m != "eager"},
         break_even_calls={m: stats.break_even(results[m].first_call_s, results[m].median_s,
                                               eager.median_s) for m in results if m != "eager"},
         phases=phases, notes=notes)
