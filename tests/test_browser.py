@@ -82,7 +82,9 @@ def test_retracing_example_runs_and_renders_charts(page, server) -> None:
     page.screenshot(path=str(SHOTS / "retracing_graph.png"), full_page=True)
     open_tab(page, "Traces")
     page.set_viewport_size({"width": 1500, "height": 1300})
-    page.screenshot(path=str(ROOT / "docs" / "screenshot.png"))
+    page.screenshot(path=str(SHOTS / "readme.png"))
+    if os.environ.get("PLAYGROUND_UPDATE_SCREENSHOT"):   # refresh the README's picture on demand
+        page.screenshot(path=str(ROOT / "docs" / "screenshot.png"))
 
 
 def test_type_new_function_and_plan(page, server) -> None:
