@@ -132,7 +132,8 @@ def descendants(root: int) -> list[int]:
 
 
 class Sampler(threading.Thread):
-    """Once a second: the server's VmHWM, its descendants' VmHWM and summed VmRSS, and health."""
+    """Once a second: the server's VmHWM, its descendants' VmHWM and summed VmRSS, health, and
+    CPU seconds by kind of process."""
 
     def __init__(self, url: str, pid: Optional[int]) -> None:
         super().__init__(daemon=True)
@@ -143,9 +144,40 @@ class Sampler(threading.Thread):
         self.children_rss_peak_kib = 0
         self.health_checks = 0
         self.health_failures = 0
+        self.cpu_s: dict[str, float] = {}          # by kind of process, sampled
+        self._ticks: dict[int, int] = {}
+        self._primed = False
+
+    def _sample_cpu(self) -> None:
+        """Adds each process's CPU since the last look to its kind: sampled, so processes that
+        are killed (sandbox workers) still count up to their last sample."""
+        tick = os.sysconf("SC_CLK_TCK")
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            pid = int(entry)
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    name, rest = f.read().rsplit(")", 1)
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            ticks = sum(int(v) for v in rest.split()[11:13])
+            kind = ("sandbox workers" if "playground.sandbox.worker" in cmdline else
+                    "chromium (load generator)" if "chrom" in name.lower() or "chrom" in cmdline else
+                    "streamlit server" if pid == self.pid else "")
+            # Processes already running at the first look count from then; later ones from 0.
+            since = self._ticks.get(pid, 0 if self._primed else ticks)
+            if kind:
+                self.cpu_s[kind] = self.cpu_s.get(kind, 0.0) + (ticks - since) / tick
+            self._ticks[pid] = ticks
+        self._primed = True
 
     def run(self) -> None:
+        self._sample_cpu()
         while not self.stop.wait(1.0):
+            self._sample_cpu()
             self.health_checks += 1
             self.health_failures += 0 if healthy(self.url) else 1
             if self.pid is None:
@@ -299,6 +331,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         sampler.stop.set()
         sampler.join(timeout=10)
     result = report(tally, sampler, args.sessions, args.seconds, wall)
+    # Where the machine's CPU went: on one box the load generator competes with the server.
+    result["cpu_s"] = {"available": round(wall * (os.cpu_count() or 1), 1),
+                       **{k: round(v, 1) for k, v in sorted(sampler.cpu_s.items())}}
     print(json.dumps(result, indent=2))
     return 0 if result["errors"] == 0 and result["crossed_results"] == 0 else 1
 
