@@ -14,7 +14,8 @@ from typing import Optional, Sequence
 
 from . import gallery, specs
 from .config import Settings, settings as load_settings
-from .errors import PlaygroundError
+from .errors import PlaygroundError, SourceError
+from .source_text import check_text
 from .job import Job, Report
 from .render_text import render
 
@@ -81,7 +82,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
-    source = sys.stdin.read() if args.source == "-" else open(args.source, encoding="utf-8").read()
+    source = read_source(args.source)
     for text in args.call:  # reject bad specs before any worker starts
         specs.parse_call(text, max_elements=config.max_tensor_elements)
     if args.signature:
@@ -97,6 +98,17 @@ def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
                timing_budget_s=args.timing_budget, device=args.device,
                timeout_s=args.timeout if args.timeout is not None else config.timeout_s,
                filename=filename, sweep=args.sweep, export=bool(args.export))
+
+
+def read_source(path: str) -> str:
+    """The file (or stdin) as UTF-8 text; anything else is the user's error, named."""
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SourceError(f"{path}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+    check_text(source)
+    return source
 
 
 def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:

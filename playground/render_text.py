@@ -11,7 +11,8 @@ def _indent(text: str, prefix: str = "      | ") -> list[str]:
 def render_function(f: FunctionReport) -> list[str]:
     lines = [f"{f.name}: {f.tracing_count} trace(s) in {len(f.calls)} call(s)"]
     for c in f.calls:
-        mark = "TRACED" if c.retraced else "cached"
+        # A call that raised while tracing added no graph, but it did not reuse one either.
+        mark = "TRACED" if c.retraced else "raised" if c.error else "cached"
         head = f"  #{c.index} ({c.args or 'no arguments'})  {mark}"
         if c.reason:
             head += f"  because {c.reason}"

@@ -331,7 +331,7 @@ def plant_export(root: pathlib.Path, outside: pathlib.Path) -> None:
 def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp_path) -> None:
     import io
     import zipfile
-    root = tmp_path / "export"
+    root = tmp_path / "playground-export-recorded"
     plant_export(root, tmp_path / "secret.txt")
     monkeypatch.setenv("PLAYGROUND_REPLAY_EXPORT_DIR", str(root))
     app.run()
@@ -410,3 +410,18 @@ def test_real_pool_export_tab_end_to_end() -> None:
     assert set(result["checks"]) == {"pass"}, result
     assert "savedmodel/saved_model.pb" in result["zipped"]
     assert result["left_on_disk"] is False and result["tensorflow"] is False
+
+
+def test_a_share_link_that_inflates_past_the_source_limit_is_refused() -> None:
+    bomb = state.encode_source("a" * (8 << 20))          # 8 MiB of code in a short link
+    assert len(bomb) < 20_000
+    with pytest.raises(ValueError, match="over 65536 bytes"):
+        state.decode_source(bomb, max_bytes=65536)
+    assert state.decode_source(state.encode_source("x = 1\n"), max_bytes=65536) == "x = 1\n"
+
+
+def test_a_bomb_link_falls_back_to_the_example(app: AppTest) -> None:
+    app.query_params["code"] = state.encode_source("a" * (8 << 20))
+    app.run()
+    assert not app.exception
+    assert app.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source

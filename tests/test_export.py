@@ -136,16 +136,32 @@ def test_worker_streams_regular_files_only_and_never_follows_links(tmp_path):
 
 
 def test_host_sink_refuses_paths_that_leave_it_and_stops_at_the_cap(tmp_path):
-    sink = exports.FileSink(cap_bytes=10)
+    sink = exports.FileSink(cap_bytes=1000)  # each file costs 512 bytes plus its data
     for bad in ("../escape", "/etc/passwd", "a/../../b", "", "a//b"):
         sink.receive({"event": "file", "path": bad, "data": "eA=="})
     sink.receive({"event": "file", "path": "ok/file", "data": "eHl6"})
     root, note = sink.result()
     assert sorted(os.listdir(root)) == ["ok"] and "refused 5 file path(s)" in note
     assert not (tmp_path.parent / "escape").exists()
-    sink.receive({"event": "file", "path": "big", "data": "eHl6eHl6eHl6"})  # 9 more bytes
-    assert sink.result() == (None, "the export is over 0 MiB and was dropped")
+    sink.receive({"event": "file", "path": "big", "data": "eHl6eHl6eHl6"})  # 521 more: over 1000
+    assert sink.result()[0] is None and "was dropped" in sink.result()[1]
     assert not os.path.exists(root)
+
+
+def test_host_sink_survives_hostile_events_and_caps_file_count():
+    sink = exports.FileSink(max_files=3)
+    sink.receive({"event": "file", "path": "a", "data": "not base64!"})   # refused, no crash
+    sink.receive({"event": "file", "path": "a", "data": "eA=="})
+    sink.receive({"event": "file", "path": "a/b", "data": "eA=="})        # "a" is a file
+    sink.receive({"event": "file", "path": "/".join(["d"] * 40), "data": ""})  # too deep
+    root, note = sink.result()
+    assert os.listdir(root) == ["a"] and "refused 3" in note
+    for i in range(5):                                   # empty files still count
+        sink.receive({"event": "file", "path": f"f{i}", "data": ""})
+    assert sink.result()[0] is None and not os.path.exists(root)
+    closed = exports.FileSink(accept=False)               # a job that did not ask to export
+    closed.receive({"event": "file", "path": "x", "data": "eA=="})
+    assert closed.result() == (None, "refused 1 file path(s) or chunk(s)")
 
 
 def test_cli_export_through_the_sandbox(tmp_path):

@@ -18,7 +18,7 @@ def names(archive: export_zip.Archive) -> list[str]:
 
 @pytest.fixture
 def export_dir(tmp_path: pathlib.Path) -> pathlib.Path:
-    root = tmp_path / "job-export"
+    root = tmp_path / "playground-export-job"
     (root / "savedmodel" / "variables").mkdir(parents=True)
     (root / "savedmodel" / "saved_model.pb").write_bytes(b"pb" * 100)
     (root / "savedmodel" / "variables" / "variables.index").write_bytes(b"idx")
@@ -89,3 +89,13 @@ def test_missing_or_foreign_directories_are_left_alone(tmp_path: pathlib.Path) -
     assert "left alone" in refused["tensorboard"].message
     assert (foreign / "notes.txt").read_text() == "keep me"
     assert "absolute" in export_zip.collect("relative/dir")["savedmodel"].message
+
+
+def test_a_model_folder_that_is_not_a_fresh_export_is_never_deleted(tmp_path: pathlib.Path) -> None:
+    """A report naming someone's real model folder (savedmodel/ inside) must not get it removed."""
+    real_model = tmp_path / "models" / "mnist"
+    (real_model / "savedmodel").mkdir(parents=True)
+    (real_model / "savedmodel" / "saved_model.pb").write_bytes(b"precious")
+    refused = export_zip.collect(str(real_model))
+    assert "not a job's scratch directory" in refused["savedmodel"].message
+    assert (real_model / "savedmodel" / "saved_model.pb").read_bytes() == b"precious"

@@ -12,6 +12,7 @@ import traceback
 import types
 
 from ..errors import SourceError
+from ..source_text import check_text
 from ..job import ErrorInfo
 
 MODULE_NAME = "playground_user"
@@ -23,6 +24,7 @@ def register(source: str, filename: str) -> None:
 
 
 def compile_source(source: str, filename: str) -> types.CodeType:
+    check_text(source)
     register(source, filename)
     try:
         return compile(source, filename, "exec")
@@ -57,6 +59,11 @@ def user_line(exc: BaseException, filename: str) -> int | None:
     return line
 
 
+MAX_MESSAGE = 4000
+
+
 def error_info(exc: BaseException, filename: str) -> ErrorInfo:
     message = str(exc).strip() or type(exc).__name__
-    return ErrorInfo(type=type(exc).__name__, message=message[:4000], line=user_line(exc, filename))
+    if len(message) > MAX_MESSAGE:  # keep both ends: TF's own error is at the end
+        message = message[:1000] + "\n  ...\n" + message[-(MAX_MESSAGE - 1000):]
+    return ErrorInfo(type=type(exc).__name__, message=message, line=user_line(exc, filename))

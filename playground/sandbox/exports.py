@@ -15,6 +15,9 @@ from typing import Callable, Optional
 from ..job import ExportInfo, Job, Report
 
 MAX_EXPORT_BYTES = 32 << 20     # base64 on the pipe stays under its 64 MiB event cap
+MAX_FILES = 2000                # a SavedModel has a handful; TensorBoard logs one per run
+MAX_DEPTH = 16
+MAX_PATH = 1024
 
 
 CHUNK_BYTES = 512 << 10
@@ -48,41 +51,60 @@ def send_files(root: str, send: Callable[[dict], None]) -> None:
 
 
 class FileSink:
-    """Host side: writes streamed files into a fresh dir of ours, refusing paths that leave it
-    and stopping at the size cap."""
+    """Host side: writes streamed files into a fresh dir of ours. The events come from the job's
+    own process, so each is distrusted: paths that leave the dir, too many files, too deep or
+    long names, bad base64 and clashing names are refused, and the total size is capped."""
 
-    def __init__(self, cap_bytes: int = MAX_EXPORT_BYTES) -> None:
-        self.cap_bytes = cap_bytes
+    def __init__(self, cap_bytes: int = MAX_EXPORT_BYTES, max_files: int = MAX_FILES,
+                 accept: bool = True) -> None:
+        self.cap_bytes, self.max_files, self.accept = cap_bytes, max_files, accept
         self.root: Optional[str] = None
         self.total = 0
+        self.files: set[str] = set()
         self.refused: list[str] = []
         self.over_cap = False
 
     def receive(self, event: dict) -> None:
-        rel = str(event.get("path", ""))
+        rel = str(event.get("path", ""))[:MAX_PATH]
         parts = rel.split("/")
-        if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        if not self.accept or not _plain_path(parts):
             self.refused.append(rel)
             return
-        data = base64.b64decode(event.get("data") or "")
-        self.total += len(data)
+        try:
+            data = base64.b64decode(str(event.get("data") or ""), validate=True)
+        except ValueError:
+            self.refused.append(rel)
+            return
+        self.total += len(data) + 512          # each file costs something, even an empty one
+        if rel not in self.files and len(self.files) >= self.max_files:
+            self.over_cap = True
         if self.over_cap or self.total > self.cap_bytes:
             self.over_cap = True
             return
-        if self.root is None:
-            self.root = tempfile.mkdtemp(prefix="playground-export-")
-        target = os.path.join(self.root, *parts)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "ab") as f:
-            f.write(data)
+        try:
+            if self.root is None:
+                self.root = tempfile.mkdtemp(prefix="playground-export-")  # the UI checks the name
+            target = os.path.join(self.root, *parts)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "ab" if rel in self.files else "wb") as f:
+                f.write(data)
+            self.files.add(rel)
+        except OSError:                         # e.g. "a" is a file and "a/b" wants it a dir
+            self.refused.append(rel)
 
     def result(self) -> tuple[Optional[str], str]:
         if self.over_cap:
             if self.root:
                 shutil.rmtree(self.root, ignore_errors=True)
-            return None, f"the export is over {self.cap_bytes >> 20} MiB and was dropped"
-        note = f"refused {len(self.refused)} file path(s) outside the export" if self.refused else ""
+            return None, (f"the export is over {self.cap_bytes >> 20} MiB or "
+                          f"{self.max_files} files and was dropped")
+        note = f"refused {len(self.refused)} file path(s) or chunk(s)" if self.refused else ""
         return self.root, note
+
+
+def _plain_path(parts: list[str]) -> bool:
+    return (0 < len(parts) <= MAX_DEPTH and
+            all(p not in ("", ".", "..") and len(p) <= 255 and "\0" not in p for p in parts))
 
 
 def with_collected(report: Report, host_dir: Optional[str], note: str) -> Report:

@@ -13,6 +13,7 @@ from typing import Callable, Optional
 from ..config import Settings
 from ..errors import LimitError, SandboxError
 from ..job import Job, Report
+from ..source_text import check_text
 from . import exports
 from .outcome import finish, sandbox_info
 from .process import SandboxConfig, WorkerProcess
@@ -50,6 +51,7 @@ class WorkerPool:
         """Queues the job (reporting its place), runs it on a fresh warm worker, returns the
         Report. Raises LimitError at once when the queue is full. An export is then verified
         on another fresh worker."""
+        check_text(job.source)   # before a worker is used: the job file must be writable text
         return exports.export_then_verify(job, lambda j: self._submit_one(j, on_event))
 
     def _submit_one(self, job: Job, on_event: Optional[OnEvent]) -> Report:
@@ -193,6 +195,7 @@ def _discard(worker: WorkerProcess) -> None:
 def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -> Report:
     """The cold path (the CLI): one worker, no pool, same sandbox and same Report; an export is
     verified on a second fresh worker."""
+    check_text(job.source)
     config = SandboxConfig.from_settings(settings)
     return exports.export_then_verify(job, lambda j: _run_cold(j, settings, config, on_event))
 

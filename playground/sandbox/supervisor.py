@@ -32,7 +32,7 @@ def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
               on_event: Optional[Callable[[dict], None]] = None) -> Outcome:
     """Runs the job; whatever happens, the worker and everything it started are killed."""
     started = time.monotonic()
-    outcome = Outcome()
+    outcome = Outcome(files=exports.FileSink(accept=job.export))   # only an export sends files
     try:
         outcome.job = worker.start_job(job)
         for event in worker.events(started + timeout_s):

@@ -94,6 +94,9 @@ def remove_tree(path: str) -> None:
         pass
 
 
+EXPORT_PREFIX = "playground-export-"   # what exports.FileSink names its fresh directories
+
+
 def unsafe_reason(path: str) -> str:
     """Why path is not a job's export directory this process may read and delete, or ""."""
     if not path or not os.path.isabs(path):
@@ -102,7 +105,10 @@ def unsafe_reason(path: str) -> str:
         return "the export directory is not on this server (it may have been removed already)"
     real = os.path.realpath(path)
     protected = {os.path.realpath(p) for p in ("/", os.path.expanduser("~"), os.getcwd())}
-    if real in protected or os.path.realpath(os.getcwd()).startswith(real + os.sep):
+    # Only the sandbox's own fresh dirs (exports.FileSink: mkdtemp "playground-export-*", ours).
+    if (real in protected or os.path.realpath(os.getcwd()).startswith(real + os.sep)
+            or not os.path.basename(real).startswith(EXPORT_PREFIX)
+            or os.lstat(real).st_uid != os.geteuid()):
         return f"{path} is not a job's scratch directory; it was left alone"
     if not any(os.path.isdir(os.path.join(path, part)) for part in PARTS):
         return f"{path} holds neither savedmodel/ nor tensorboard/; it was left alone"

@@ -9,6 +9,7 @@ from typing import Mapping, Optional
 import streamlit as st
 
 from .. import gallery
+from ..config import Settings
 from ..job import Job, Report
 from . import keys
 
@@ -34,9 +35,16 @@ def encode_source(source: str) -> str:
     return base64.urlsafe_b64encode(zlib.compress(source.encode(), 9)).decode().rstrip("=")
 
 
-def decode_source(text: str) -> str:
+def decode_source(text: str, max_bytes: Optional[int] = None) -> str:
+    """The code of a share link. Inflation stops at max_bytes, so a small link cannot make the
+    server inflate a huge source (a zip bomb in the URL); over the limit is a ValueError."""
+    limit = Settings.from_env().max_source_bytes if max_bytes is None else max_bytes
     padded = text + "=" * (-len(text) % 4)
-    return zlib.decompress(base64.urlsafe_b64decode(padded.encode())).decode()
+    inflater = zlib.decompressobj()
+    data = inflater.decompress(base64.urlsafe_b64decode(padded.encode()), limit + 1)
+    if len(data) > limit or inflater.unconsumed_tail:
+        raise ValueError(f"the shared code is over {limit} bytes")
+    return data.decode()
 
 
 def example_values(example: gallery.Example) -> dict:

@@ -1,0 +1,16 @@
+"""Checks pasted source is text Python can compile and the sandbox can store (no TensorFlow)."""
+from __future__ import annotations
+
+from .errors import SourceError
+
+
+def check_text(source: str) -> None:
+    """Refuses what Python cannot compile or store as text, naming the line."""
+    for number, line in enumerate(source.splitlines(), 1):
+        if "\0" in line:
+            raise SourceError(f"the code contains a null byte on line {number}; paste plain text")
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            raise SourceError(f"the code is not valid UTF-8 text (line {number}); save it as "
+                              "UTF-8 and paste again") from None
