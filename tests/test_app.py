@@ -425,3 +425,12 @@ def test_a_bomb_link_falls_back_to_the_example(app: AppTest) -> None:
     app.run()
     assert not app.exception
     assert app.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source
+
+
+def test_a_null_byte_in_the_editor_is_named_not_a_crash(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input("def f(x):\n    return x\x00\n").run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    shown = " ".join(e.value for e in app.error) + " ".join(c.value for c in app.caption)
+    assert "null byte" in shown

@@ -97,3 +97,14 @@ def test_default_path_runs_in_the_sandbox(process_py):
     report = json.loads(result.stdout)
     assert report["sandbox"]["isolation"] in ("bubblewrap", "process")
     assert report["functions"][0]["tracing_count"] == 1
+
+
+@pytest.mark.parametrize("data, named", [
+    (b"def f(x):\n    return x\x00\n", "null byte on line 2"),
+    (b"\xff\xfe def f(x): pass\n", "not UTF-8 text (byte 0)"),
+])
+def test_source_that_is_not_text_exits_2_naming_it(data, named):
+    result = subprocess.run([sys.executable, "-m", "playground", "analyze", "-", "--function", "f"],
+                            cwd=ROOT, input=data, capture_output=True, timeout=60)
+    assert result.returncode == 2
+    assert named in result.stderr.decode() and b"Traceback" not in result.stderr

@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from playground.job import Job
+from playground.sandbox import bwrap, layout
 
 from sandbox_support import (SECRET, SETTINGS, cmdline_gone, need_bwrap, need_own_uid,
                              pool, script, timed, uid_gone)  # noqa: F401 - pool is a fixture
@@ -158,16 +159,31 @@ def test_loopback_from_a_fresh_interpreter_is_refused(pool, listener):
     assert not _accepted(listener)
 
 
-def test_root_only_file_cannot_be_read(pool, tmp_path):
-    need_own_uid(pool, "a 0600 root file is readable by any root process")
-    secret_file = tmp_path / "secret.txt"
-    secret_file.write_text(SECRET)
-    secret_file.chmod(0o600)
-    source = (f"try:\n    print('READ', open({str(secret_file)!r}).read())\n"
-              "except OSError as e:\n    print('DENIED', type(e).__name__)\n")
-    report, _ = timed(pool, script(source))
-    assert report.status == "ok"
-    assert "DENIED" in report.stdout and SECRET not in report.stdout
+def test_root_only_file_cannot_be_read(pool):
+    """The file sits where the job can see it (the staged code dir is mounted into every job),
+    so only the dropped uid stands between the job and the secret."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root: the job must run as a uid other than the file's owner")
+    name = f"secret-{uuid.uuid4().hex}.txt"
+    host_path = os.path.join(layout.code_dir(), name)
+    with open(host_path, "w") as f:
+        f.write(SECRET)
+    os.chmod(host_path, 0o600)
+    seen = f"{bwrap.CODE_MOUNT}/{name}" if pool.isolation == "bubblewrap" else host_path
+    try:
+        source = (f"import os\nprint('EXISTS', os.path.exists({seen!r}))\n"
+                  f"try:\n    print('READ', open({seen!r}).read())\n"
+                  "except OSError as e:\n    print('DENIED', type(e).__name__)\n"
+                  "for path in ('/etc/shadow', '/root/.bashrc'):\n"
+                  "    try:\n        open(path).read(); print('READ', path)\n"
+                  "    except OSError as e:\n        print('DENIED', path, type(e).__name__)\n")
+        report, _ = timed(pool, script(source))
+    finally:
+        os.unlink(host_path)
+    assert report.status == "ok", report.message
+    assert "EXISTS True" in report.stdout                 # it was there to be read
+    assert "DENIED PermissionError" in report.stdout and SECRET not in report.stdout
+    assert "READ /etc/shadow" not in report.stdout and "READ /root/.bashrc" not in report.stdout
 
 
 def test_server_environment_is_invisible(pool):

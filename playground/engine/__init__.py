@@ -103,6 +103,9 @@ class _Run:
         except SystemExit as e:  # exit() is the user's too: report it, don't exit
             self.error = ErrorInfo("SystemExit", f"the code called exit({e.code})", None)
             raise _Stop() from e
+        except KeyboardInterrupt as e:  # raised by the code itself, not by a person at a terminal
+            self.error = error_info(e, self.job.filename)
+            raise _Stop() from e
 
     def script_mode(self, code: Any, namespace: dict) -> None:
         overrides = {k: True for k in ("reduce_retracing", "jit_compile") if getattr(self.job, k)}

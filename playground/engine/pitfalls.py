@@ -19,7 +19,7 @@ EXCESSIVE_TRACES = 3
 def detect(source: str, reports: list[FunctionReport], functions: list[Callable]) -> list[Warning]:
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # the run has already reported why it cannot be read
         return []
     module_values = _module_scalars(tree)
     found: list[Warning] = []

@@ -24,7 +24,7 @@ def functions(source: str) -> list[FunctionInfo]:
     """Top-level functions, plus methods of top-level classes as Class.method."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: a null byte in the pasted text
         return []
     found: list[FunctionInfo] = []
 
@@ -61,4 +61,6 @@ def syntax_error(source: str) -> str:
         ast.parse(source)
     except SyntaxError as error:
         return f"line {error.lineno}: {error.msg}"
+    except ValueError:
+        return "the code contains a null byte; paste plain text"
     return ""
