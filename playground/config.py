@@ -36,6 +36,7 @@ class Settings:
     processes: int = 256                         # PLAYGROUND_PROCESSES, per job uid (threads too)
     open_files: int = 256                        # PLAYGROUND_OPEN_FILES
     isolation: str = "auto"                      # PLAYGROUND_ISOLATION: auto | bubblewrap | process
+    fork_workers: str = "auto"                   # PLAYGROUND_FORK_WORKERS: auto | on | off
     python: str = ""                             # PLAYGROUND_PYTHON, worker interpreter
     # Service (the hosted app)
     max_source_bytes: int = 64 * 1024            # PLAYGROUND_MAX_SOURCE_BYTES

@@ -57,9 +57,30 @@ def poll(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
     return condition()
 
 
-def uid_gone(report: Report) -> bool:
+def pid_namespace_of(pid: int) -> int:
+    try:
+        return os.stat(f"/proc/{pid}/ns/pid").st_ino
+    except OSError:
+        return 0                                  # gone meanwhile
+
+
+def nothing_left(report: Report, pool: WorkerPool) -> bool:
+    """Nothing the job started is left. A fresh worker's uid was the job's alone, so no process
+    of it may remain. A forked worker shares its uid with its zygote, so what may remain are the
+    zygote's own sandbox and warm workers that have run nothing yet, each in a PID namespace
+    the pool knows; any other namespace of that uid is the job's, and must be empty."""
     uid = report.sandbox.limits.get("uid") if report.sandbox else None
-    return uid is None or poll(lambda: not processes_of(uid))
+    if uid is None:
+        return True
+    if pool._zygotes is None:
+        return poll(lambda: not processes_of(uid))
+    host = os.stat("/proc/self/ns/pid").st_ino
+
+    def only_warm_left() -> bool:
+        allowed = {host} | {z.pid_namespace for z in pool._zygotes.running()} | \
+            {w.pid_namespace for w in list(pool._ready)}
+        return all(pid_namespace_of(p) in allowed | {0} for p in processes_of(uid))
+    return poll(only_warm_left)
 
 
 def cmdline_gone(token: str) -> bool:

@@ -292,35 +292,75 @@ def test_trace_parser_reads_clone_flags() -> None:
     assert parse_trace("5 unshare(CLONE_NEWUSER)            = 0") == [("unshare", (0x10000000,))]
 
 
-@pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed")
-def test_profile_allows_every_syscall_of_the_sandboxes_own_bwrap_command(profile) -> None:
-    """Measured, not guessed: run the sandbox's real bwrap command line (as an unprivileged uid,
-    like the image's) under strace, and evaluate each syscall it made against the profile."""
-    from playground.sandbox import bwrap
+# What a zygote's fork does to isolate itself (zygote._keeper and _init), without TensorFlow.
+FORK_ISOLATION = """import os
+from playground.sandbox import namespaces
+namespaces.unshare_all()
+namespaces.private_mounts(8, "/job/f0", "/job")
+pid = os.fork()
+if pid == 0:
+    namespaces.become_init()
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+def traced_in_bwrap(command: list[str], code: str) -> list[tuple[str, tuple[int, ...]]]:
+    """Runs command inside the sandbox's real bwrap command line (as an unprivileged uid, like
+    the image's) under strace, and returns every syscall made."""
+    import sys
+
+    from playground.sandbox import bwrap, layout
 
     uid = 65534 if os.geteuid() == 0 else None
     if bwrap.probe(uid):
         pytest.skip(f"bubblewrap does not work here: {bwrap.probe(uid)}")
     with tempfile.TemporaryDirectory(prefix="playground-seccomp-") as scratch:
         os.chmod(scratch, 0o755)
-        code, job = os.path.join(scratch, "code"), os.path.join(scratch, "job")
-        os.mkdir(code, 0o755)
-        os.mkdir(job, 0o755)
+        job = os.path.join(scratch, "job")
+        os.makedirs(os.path.join(job, "f0"), 0o755)
+        os.chmod(job, 0o755)
         trace = os.path.join(scratch, "trace.txt")
-        argv = bwrap.argv(["/usr/bin/true"], {"PATH": "/usr/bin"}, prefix=None, code_dir=code,
-                          job_dir=job, tmp_mb=8)
-        drop = [shutil.which("setpriv") or "/usr/bin/setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups"] if uid else []
+        env = {"PATH": "/usr/bin", "PYTHONPATH": bwrap.CODE_MOUNT}
+        argv = bwrap.argv(command, env, prefix=layout.interpreter_prefix(sys.executable),
+                          code_dir=code, job_dir=job, tmp_mb=8)
+        drop = [shutil.which("setpriv") or "/usr/bin/setpriv", "--reuid", str(uid),
+                "--regid", str(uid), "--clear-groups"] if uid else []
         done = subprocess.run(["strace", "-f", "-qq", "-o", trace, *drop, *argv], env={},
                               capture_output=True, text=True, timeout=60)
         if done.returncode != 0 and "ptrace" in done.stderr:
             pytest.skip(f"strace cannot trace here: {done.stderr.strip()[:200]}")
         assert done.returncode == 0, done.stderr
-        calls = parse_trace(pathlib.Path(trace).read_text())
-    names = {name for name, _ in calls}
-    assert {"clone", "mount", "pivot_root"} <= names, names
+        return parse_trace(pathlib.Path(trace).read_text())
+
+
+def refused(profile: dict, calls: list[tuple[str, tuple[int, ...]]]) -> list:
     # execve of setpriv and bwrap happens before the container's filter would matter less; all count.
-    denied = sorted({(n, a) for n, a in calls if action(profile, n, a) != "SCMP_ACT_ALLOW"})
-    assert not denied, f"the profile would refuse: {denied}"
+    return sorted({(n, a) for n, a in calls if action(profile, n, a) != "SCMP_ACT_ALLOW"})
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed")
+def test_profile_allows_every_syscall_of_the_sandboxes_own_bwrap_command(profile) -> None:
+    """Measured, not guessed: every syscall of bwrap itself, evaluated against the profile."""
+    with tempfile.TemporaryDirectory(prefix="playground-code-") as code:
+        os.chmod(code, 0o755)
+        calls = traced_in_bwrap(["/usr/bin/true"], code)
+    assert {"clone", "mount", "pivot_root"} <= {name for name, _ in calls}
+    assert not refused(profile, calls), f"the profile would refuse: {refused(profile, calls)}"
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed")
+def test_profile_allows_a_forked_worker_to_isolate_itself(profile) -> None:
+    """The zygote's forks make their own namespaces and mounts inside bwrap's: measured too."""
+    import sys
+
+    from playground.sandbox import layout
+
+    calls = traced_in_bwrap([sys.executable, "-c", FORK_ISOLATION], layout.code_dir())
+    unshares = [args for name, args in calls if name == "unshare"]
+    assert any(flags[0] & NAMESPACES == NAMESPACES for flags in unshares), unshares
+    assert {"mount", "capset", "prctl"} <= {name for name, _ in calls}
+    assert not refused(profile, calls), f"the profile would refuse: {refused(profile, calls)}"
 
 
 # ---------------------------------------------------------------- compose

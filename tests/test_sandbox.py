@@ -124,13 +124,20 @@ def test_importing_the_pool_does_not_import_tensorflow():
     assert done.returncode == 0, done.stderr
 
 
-def test_no_worker_processes_outlive_close():
-    settings = dataclasses.replace(SETTINGS, pool_size=1)
+@pytest.mark.parametrize("fork_workers", ["auto", "off"])
+def test_no_worker_processes_outlive_close(fork_workers):
+    settings = dataclasses.replace(SETTINGS, pool_size=1, fork_workers=fork_workers)
     with WorkerPool(settings) as p:
         assert p.wait_ready()
-        pid = p._ready[0].proc.pid
-    assert poll(lambda: not os.path.exists(f"/proc/{pid}") or
-                open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z")
+        warm = p._ready[0]
+        assert warm.pid is not None and warm.uid is not None or os.geteuid() != 0
+        report = p.submit(script("print('ran')\n"))
+        assert report.stdout == "ran\n"
+        pids = processes_of(warm.uid) if warm.uid is not None else []
+        assert pids or warm.uid is None            # the warm worker (and a zygote) live now
+    assert poll(lambda: all(not os.path.exists(f"/proc/{pid}") or
+                            open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+                            for pid in pids))
 
 
 def _nice_of(pid: int) -> int:
@@ -139,14 +146,16 @@ def _nice_of(pid: int) -> int:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can restore a worker's priority")
-def test_warming_workers_yield_the_cpu_and_jobs_run_at_normal_priority(pool):
-    assert pool.wait_ready()
-    warm = pool._ready[0]
-    pids = processes_of(warm.uid)
-    assert pids and all(_nice_of(p) == WARMING_NICE for p in pids)
-    source = ("import os\nthreads = os.listdir('/proc/self/task')\n"
-              "print(sorted({int(open(f'/proc/self/task/{t}/stat').read().rsplit(')', 1)[1]"
-              ".split()[16]) for t in threads}))\n")
-    report = pool.submit(script(source))
+def test_fresh_warming_workers_yield_the_cpu_and_jobs_run_at_normal_priority():
+    """A fresh worker's TF import runs at low priority; a forked worker has none to pay."""
+    with WorkerPool(dataclasses.replace(SETTINGS, pool_size=1, fork_workers="off")) as fresh:
+        assert fresh.wait_ready()
+        warm = fresh._ready[0]
+        pids = processes_of(warm.uid)
+        assert pids and all(_nice_of(p) == WARMING_NICE for p in pids)
+        source = ("import os\nthreads = os.listdir('/proc/self/task')\n"
+                  "print(sorted({int(open(f'/proc/self/task/{t}/stat').read().rsplit(')', 1)[1]"
+                  ".split()[16]) for t in threads}))\n")
+        report = fresh.submit(script(source))
     assert report.status == "ok", report.message
     assert report.stdout.strip() == "[0]"   # every thread of the job, TF's included

@@ -11,8 +11,8 @@ import pytest
 from playground.job import Job
 from playground.sandbox import bwrap, layout
 
-from sandbox_support import (SECRET, SETTINGS, cmdline_gone, need_bwrap, need_own_uid,
-                             pool, script, timed, uid_gone)  # noqa: F401 - pool is a fixture
+from sandbox_support import (SECRET, SETTINGS, cmdline_gone, need_bwrap, need_own_uid, nothing_left,
+                             pool, script, timed)  # noqa: F401 - pool is a fixture
 
 
 def test_endless_python_loop_stops_at_wall_time(pool):
@@ -20,7 +20,7 @@ def test_endless_python_loop_stops_at_wall_time(pool):
     assert report.status == "timeout"
     assert report.message == "Time limit: stopped after 3 s"
     assert wall < 3 + 4
-    assert uid_gone(report)
+    assert nothing_left(report, pool)
 
 
 def test_endless_tf_while_loop_stops_at_cpu_limit(pool):
@@ -31,7 +31,7 @@ def test_endless_tf_while_loop_stops_at_cpu_limit(pool):
     assert report.status == "timeout"
     assert report.message.startswith("CPU limit: stopped after 5 s"), report.message
     assert wall < SETTINGS.timeout_s   # CPU, not wall time, ended it
-    assert uid_gone(report)
+    assert nothing_left(report, pool)
 
 
 def test_sleeping_forever_stops_at_wall_time(pool):
@@ -61,7 +61,7 @@ def test_fork_bomb_is_capped_and_leaves_no_process(pool):
     report, wall = timed(pool, script(source, timeout_s=4))
     assert (report.status, report.message) == ("timeout", "Time limit: stopped after 4 s")
     assert wall < 4 + 5
-    assert uid_gone(report)
+    assert nothing_left(report, pool)
 
 
 def test_thread_bomb_hits_the_process_limit(pool):
@@ -72,7 +72,7 @@ def test_thread_bomb_hits_the_process_limit(pool):
     assert report.status == "error"
     assert "can't start new thread" in report.message, report.message
     assert wall < 8
-    assert uid_gone(report)
+    assert nothing_left(report, pool)
 
 
 def test_setsid_daemon_does_not_survive(pool):
@@ -86,7 +86,7 @@ def test_setsid_daemon_does_not_survive(pool):
     assert "spawned" in report.stdout
     assert wall < 8
     assert cmdline_gone(token), "the setsid daemon outlived its job"
-    assert uid_gone(report)
+    assert nothing_left(report, pool)
 
 
 def test_disk_filler_hits_the_file_limit(pool):

@@ -54,7 +54,8 @@ def argv(command: list[str], env: dict[str, str], *, prefix: Optional[str], code
     everything else. bwrap itself gets an empty environment (its PID 1 environ is readable)."""
     args = [BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
             "--hostname", "playground", *system_mounts(),
-            "--proc", "/proc", "--dev", "/dev",
+            # /dev read-only with its own /dev/shm: a zygote's forks each mount a fresh one.
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
             "--size", str(tmp_mb << 20), "--tmpfs", "/tmp",
             "--ro-bind", code_dir, CODE_MOUNT,
             "--ro-bind", job_dir, JOB_MOUNT,
@@ -63,6 +64,7 @@ def argv(command: list[str], env: dict[str, str], *, prefix: Optional[str], code
         args += ["--ro-bind", prefix, prefix]
     for device in sorted(glob.glob("/dev/nvidia*")):   # GPU workers see the card, nothing else
         args += ["--dev-bind", device, device]
+    args += ["--remount-ro", "/"]      # bubblewrap's root is a tmpfs: no job may write to it
     for name, value in sorted(env.items()):
         args += ["--setenv", name, value]
     return args + ["--", *command]

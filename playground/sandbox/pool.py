@@ -1,5 +1,8 @@
 """The worker pool: N pre-warmed sandboxed workers, one fresh worker per job, a bounded queue.
 
+Under bubblewrap each worker is forked from one of N warm zygotes (forked.py), so a job costs a
+fork instead of a TensorFlow import; otherwise each is a freshly started process (process.py).
+
 Imported by the Streamlit process, so it must never import TensorFlow or the engine; only the
 worker children do. Thread-safe: every session of the app shares one pool.
 """
@@ -16,7 +19,8 @@ from ..job import Job, Report
 from ..source_text import check_text
 from . import exports
 from .outcome import finish, sandbox_info
-from .process import SandboxConfig, WorkerProcess
+from .forked import NOTE as FORKED_NOTE, Zygotes, fork_wanted
+from .process import SandboxConfig, SandboxedWorker, WorkerProcess
 from .supervisor import supervise
 
 OnEvent = Callable[[dict], None]
@@ -30,12 +34,14 @@ class WorkerPool:
         self.config = config or SandboxConfig.from_settings(settings)
         self.size = max(1, settings.pool_size)
         self._cond = threading.Condition()
-        self._ready: list[WorkerProcess] = []
+        self._ready: list[SandboxedWorker] = []
         self._waiting: list[object] = []
         self._starting = self._running = self._failures = 0
         self._last_error = ""
         self._closed = False
         self._walls: collections.deque[float] = collections.deque(maxlen=20)
+        self._zygotes = Zygotes(self.config, self.size, START_TIMEOUT_S) \
+            if fork_wanted(settings.fork_workers, self.config.isolation) else None
         with self._cond:
             self._fill()
 
@@ -65,12 +71,12 @@ class WorkerPool:
             with self._cond:
                 self._running -= 1
                 self._cond.notify_all()
-            threading.Thread(target=worker.release, daemon=True).start()
+            threading.Thread(target=self._retire, args=(worker, False), daemon=True).start()
         self._walls.append(outcome.wall_s)
         report = finish(outcome, self._sandbox_info(worker, timeout), timeout)
         return exports.with_collected(report, *outcome.files.result())
 
-    def _take(self, emit: OnEvent) -> WorkerProcess:
+    def _take(self, emit: OnEvent) -> SandboxedWorker:
         ticket = object()
         with self._cond:
             if self._closed:
@@ -97,7 +103,7 @@ class WorkerPool:
                 if ticket in self._waiting:
                     self._waiting.remove(ticket)
 
-    def _next_worker(self, ticket: object) -> tuple[Optional[WorkerProcess], int]:
+    def _next_worker(self, ticket: object) -> tuple[Optional[SandboxedWorker], int]:
         """With the lock held: a live warm worker for this ticket if it is its turn."""
         if self._closed:
             raise SandboxError("the worker pool is closed")
@@ -105,8 +111,7 @@ class WorkerPool:
         while position == 0 and self._running < self.size and self._ready:
             worker = self._ready.pop(0)
             if not worker.alive():                    # died while idle: replace it
-                threading.Thread(target=_discard, args=(worker,), daemon=True).start()
-                self._fill()
+                threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
                 continue
             self._waiting.remove(ticket)
             self._running += 1
@@ -117,20 +122,28 @@ class WorkerPool:
         return None, position
 
     def _fill(self) -> None:
-        """With the lock held: start workers until `size` are warm or warming."""
-        while (not self._closed and len(self._ready) + self._starting < self.size
+        """With the lock held: start workers until `size` are warm or warming (a fresh process
+        warms while a job runs; a zygote forks its next worker once its last one is gone)."""
+        busy = self._running if self._zygotes is not None else 0
+        while (not self._closed and len(self._ready) + self._starting + busy < self.size
                and self._failures < MAX_START_FAILURES):
             self._starting += 1
             threading.Thread(target=self._start_one, daemon=True).start()
 
     def _start_one(self) -> None:
-        worker: Optional[WorkerProcess] = None
+        worker: Optional[SandboxedWorker] = None
         try:
-            worker = WorkerProcess(self.config)
+            worker = self._zygotes.fork() if self._zygotes is not None else \
+                WorkerProcess(self.config)
+            if worker is None:                 # every zygote is still busy: a release refills
+                with self._cond:
+                    self._starting -= 1
+                return
             worker.wait_ready(START_TIMEOUT_S)
         except Exception as e:  # any failure to start is reported to waiting submitters
             if worker is not None:
-                _discard(worker)
+                worker.kill()
+                worker.release()
             with self._cond:
                 self._starting -= 1
                 self._failures += 1
@@ -142,7 +155,7 @@ class WorkerPool:
             self._starting -= 1
             self._failures = 0
             if self._closed:
-                threading.Thread(target=_discard, args=(worker,), daemon=True).start()
+                threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
             else:
                 self._ready.append(worker)
             self._cond.notify_all()
@@ -151,9 +164,20 @@ class WorkerPool:
         per_job = sum(self._walls) / len(self._walls) if self._walls else 3.0
         return max(1, math.ceil((queued // self.size + 1) * per_job))
 
-    def _sandbox_info(self, worker: WorkerProcess, timeout: float):
+    def _retire(self, worker: SandboxedWorker, kill: bool = True) -> None:
+        """Off the caller's thread: stop and clean up a worker, then start its replacement."""
+        if kill:
+            worker.kill()
+        worker.release()
+        with self._cond:
+            self._fill()
+            self._cond.notify_all()
+
+    def _sandbox_info(self, worker: SandboxedWorker, timeout: float):
         notes = [f"GPU: {worker.gpus} device(s), {self.settings.gpu_memory_mb} MiB each"] \
             if worker.gpus else []
+        if self._zygotes is not None:
+            notes.append(FORKED_NOTE)
         return sandbox_info(self.config.isolation, _limits(self.config, worker, timeout),
                             self.config.notes, notes)
 
@@ -171,7 +195,10 @@ class WorkerPool:
             idle, self._ready = self._ready, []
             self._cond.notify_all()
         for worker in idle:
-            _discard(worker)
+            worker.kill()
+            worker.release()
+        if self._zygotes is not None:
+            self._zygotes.close()
 
     def __enter__(self) -> "WorkerPool":
         return self
@@ -180,16 +207,11 @@ class WorkerPool:
         self.close()
 
 
-def _limits(config: SandboxConfig, worker: WorkerProcess, timeout: float) -> dict:
+def _limits(config: SandboxConfig, worker: SandboxedWorker, timeout: float) -> dict:
     limits = dict(config.limits, wall_s=timeout)
     if worker.uid is not None:
         limits["uid"] = worker.uid               # the job ran as this uid, alone
     return limits
-
-
-def _discard(worker: WorkerProcess) -> None:
-    worker.kill()
-    worker.release()
 
 
 def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -> Report:

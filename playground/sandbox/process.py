@@ -63,53 +63,26 @@ class SandboxConfig:
                    layout.interpreter_prefix(python), worker_limits)
 
 
-class WorkerProcess:
-    """One fresh worker: spawn, wait until warm, take one job, stream its events, die."""
+class SandboxedWorker:
+    """The host's end of one job's worker, however it was started: its job dir, its protocol
+    pipe, its stderr. Subclasses say how the job reaches it and how it is stopped."""
+
+    uid: Optional[int]
+    dirs: layout.WorkerDirs
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
-        self.uid = layout.leases.take()
-        self.dirs = layout.worker_dirs(self.uid)
         self.stderr = tempfile.TemporaryFile()
         self._buffer = b""
         self._received = 0
-        read_fd, write_fd = os.pipe()
-        self._fd = read_fd
-        try:
-            self.proc = _SPAWNER.submit(
-                subprocess.Popen, self._argv(write_fd), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                stderr=self.stderr, pass_fds=(write_fd,), start_new_session=True,
-                env={} if config.isolation == "bubblewrap" else self._env(),
-                cwd=self.dirs.tmp, **bwrap.as_user(self.uid),
-                # Only root can restore the priority when the job starts, so only root lowers it.
-                preexec_fn=_yield_cpu if self.uid is not None else None).result()
-        except BaseException:
-            os.close(read_fd)
-            self.release()
-            raise
-        finally:
-            os.close(write_fd)
-        self.started = time.monotonic()
+        self._fd = -1
         self.pid: Optional[int] = None
+        self.pid_namespace = 0
         self.gpus = 0
-
-    def _env(self) -> dict[str, str]:
-        if self.config.isolation == "bubblewrap":
-            return rlimits.worker_env(bwrap.CODE_MOUNT, "/tmp")
-        return rlimits.worker_env(layout.code_dir(), self.dirs.tmp)
 
     def _inside(self, host_path: str, mount: str) -> str:
         """Where the worker sees one of its dirs."""
         return mount if self.config.isolation == "bubblewrap" else host_path
-
-    def _argv(self, fd: int) -> list[str]:
-        command = [self.config.python, "-m", "playground.sandbox.worker", "--fd", str(fd),
-                   "--limits", json.dumps(self.config.worker_limits)]
-        if self.config.isolation != "bubblewrap":
-            return command
-        return bwrap.argv(command, self._env(), prefix=self.config.prefix,
-                          code_dir=layout.code_dir(), job_dir=self.dirs.job,
-                          tmp_mb=self.config.tmp_mb)
 
     def job_path(self) -> str:
         if self.config.isolation == "bubblewrap":
@@ -121,12 +94,10 @@ class WorkerProcess:
             if event.get("event") == "ready":
                 self.pid = event.get("pid")
                 self.gpus = int(event.get("gpus") or 0)
+                self.pid_namespace = int(event.get("pid_namespace") or 0)
                 return
         raise SandboxError("the sandbox worker did not start: " + (self.stderr_tail() or
-                           f"exit status {self.proc.poll()}"))
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
+                           f"exit status {self.exit_code()}"))
 
     def start_job(self, job: Job) -> Job:
         """Writes the source where the job can read but not change it, then hands it over."""
@@ -135,13 +106,119 @@ class WorkerProcess:
         job = exports.attach(job, self.dirs.job, self._inside(self.dirs.job, bwrap.JOB_MOUNT),
                              self.uid)
         job = dataclasses.replace(job, filename=self.job_path())
-        assert self.proc.stdin is not None
         try:
-            self.proc.stdin.write((job_to_json(job) + "\n").encode())
-            self.proc.stdin.close()
+            self._send_job((job_to_json(job) + "\n").encode())
         except OSError as e:
             raise SandboxError(f"the sandbox worker went away before the job: {e}") from e
         return job
+
+    def _send_job(self, line: bytes) -> None:
+        raise NotImplementedError
+
+    def prioritise(self) -> None:
+        """Called as the job starts; a worker that warmed at a lower priority gets it back."""
+
+    def exit_code(self) -> Optional[int]:
+        raise NotImplementedError
+
+    def _message(self, message: dict) -> bool:
+        """True if a protocol message is for the caller of events(); False if it was ours."""
+        return True
+
+    def events(self, deadline: float) -> Iterator[dict]:
+        """Protocol messages until EOF; raises TimeoutError at the deadline, OverflowError past
+        the byte cap. Lines that are not JSON (a user writing to our fd) are skipped."""
+        while True:
+            while b"\n" in self._buffer:
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(message, dict) and self._message(message):
+                    yield message
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError()
+            ready, _, _ = select.select([self._fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self._fd, 1 << 20)
+            if not chunk:
+                return
+            self._received += len(chunk)
+            if self._received > EVENT_BYTES_CAP:
+                raise OverflowError()
+            self._buffer += chunk
+
+    def stderr_tail(self, size: int = 4000) -> str:
+        return file_tail(self.stderr, size)
+
+    def _close_pipes(self) -> None:
+        for closer in (lambda: os.close(self._fd), self.stderr.close):
+            try:
+                closer()
+            except (OSError, AttributeError):
+                pass
+
+
+def file_tail(handle: object, size: int = 4000) -> str:
+    """The last `size` bytes of a worker's stderr file, as text ('' once it is closed)."""
+    try:
+        fd = handle.fileno()  # type: ignore[attr-defined]
+        end = os.fstat(fd).st_size
+        return os.pread(fd, size, max(0, end - size)).decode("utf-8", "replace").strip()
+    except (OSError, ValueError):
+        return ""
+
+
+def spawn(config: SandboxConfig, uid: Optional[int], dirs: layout.WorkerDirs, module: str,
+          arguments: list[str], pass_fd: int, stderr: object, nice: bool) -> subprocess.Popen:
+    """Starts `python -m module` in the sandbox (bubblewrap, or a plain process as uid), on the
+    one long-lived spawner thread; pass_fd is the only fd it inherits besides stdio."""
+    command = [config.python, "-m", module, *arguments]
+    if config.isolation == "bubblewrap":
+        command = bwrap.argv(command, rlimits.worker_env(bwrap.CODE_MOUNT, "/tmp"),
+                             prefix=config.prefix, code_dir=layout.code_dir(), job_dir=dirs.job,
+                             tmp_mb=config.tmp_mb)
+        env: dict[str, str] = {}
+    else:
+        env = rlimits.worker_env(layout.code_dir(), dirs.tmp)
+    return _SPAWNER.submit(
+        subprocess.Popen, command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=stderr, pass_fds=(pass_fd,), start_new_session=True, env=env, cwd=dirs.tmp,
+        **bwrap.as_user(uid),
+        # Only root can restore the priority when the job starts, so only root lowers it.
+        preexec_fn=_yield_cpu if nice and uid is not None else None).result()
+
+
+class WorkerProcess(SandboxedWorker):
+    """One fresh worker: spawn, wait until warm (a whole TF import), take one job, die."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        super().__init__(config)
+        self.uid = layout.leases.take()
+        self.dirs = layout.worker_dirs(self.uid)
+        read_fd, write_fd = os.pipe()
+        self._fd = read_fd
+        try:
+            self.proc = spawn(config, self.uid, self.dirs, "playground.sandbox.worker",
+                              ["--fd", str(write_fd), "--limits", json.dumps(config.worker_limits)],
+                              write_fd, self.stderr, nice=True)
+        except BaseException:
+            self.release()
+            raise
+        finally:
+            os.close(write_fd)
+        self.started = time.monotonic()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _send_job(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line)
+        self.proc.stdin.close()
 
     def prioritise(self) -> None:
         """Back to normal priority for the job: every thread of every process of its uid."""
@@ -158,32 +235,6 @@ class WorkerProcess:
                     os.setpriority(os.PRIO_PROCESS, int(tid), 0)
                 except OSError:
                     pass
-
-    def events(self, deadline: float) -> Iterator[dict]:
-        """Protocol messages until EOF; raises TimeoutError at the deadline, OverflowError past
-        the byte cap. Lines that are not JSON (a user writing to our fd) are skipped."""
-        while True:
-            while b"\n" in self._buffer:
-                line, self._buffer = self._buffer.split(b"\n", 1)
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(message, dict):
-                    yield message
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError()
-            ready, _, _ = select.select([self._fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(self._fd, 1 << 20)
-            if not chunk:
-                return
-            self._received += len(chunk)
-            if self._received > EVENT_BYTES_CAP:
-                raise OverflowError()
-            self._buffer += chunk
 
     def kill(self) -> None:
         """Stops everything the job started: the PID namespace dies with bwrap, a setsid
@@ -208,15 +259,7 @@ class WorkerProcess:
         return None
 
     def exit_code(self) -> Optional[int]:
-        return self.proc.returncode
-
-    def stderr_tail(self, size: int = 4000) -> str:
-        try:
-            end = os.fstat(self.stderr.fileno()).st_size
-            return os.pread(self.stderr.fileno(), size, max(0, end - size)).decode(
-                "utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
+        return self.proc.returncode if hasattr(self, "proc") else None
 
     def release(self) -> None:
         """After kill(): reap, check nothing of the uid is left, free the uid and the dirs."""
@@ -229,11 +272,7 @@ class WorkerProcess:
         if self.uid is not None and sweep_until_gone(self.uid):
             layout.leases.give(self.uid)     # a uid with survivors is never handed out again
         self.dirs.remove()
-        for closer in (lambda: os.close(self._fd), self.stderr.close):
-            try:
-                closer()
-            except (OSError, AttributeError):
-                pass
+        self._close_pipes()
 
 
 def _yield_cpu() -> None:

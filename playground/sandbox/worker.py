@@ -1,4 +1,5 @@
 """The worker process: imports TF while warm, then runs exactly one job and reports on a pipe.
+Started fresh (python -m playground.sandbox.worker) or forked from a zygote (zygote.py).
 
 Protocol: JSON lines on the fd given by --fd (never stdout, which user code owns):
 {"event": "ready"} once warm, engine events while the job runs, then {"event": "report", ...}.
@@ -41,14 +42,33 @@ def _warm_up(tf) -> None:
     tf.autograph.to_code(inc)
 
 
+def pid_namespace() -> int:
+    """The inode of this process's PID namespace: the host finds a job's leftovers by it."""
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="playground.sandbox.worker")
     parser.add_argument("--fd", type=int, required=True)
     parser.add_argument("--limits", required=True, help="JSON, see limits.limits_of")
     args = parser.parse_args(argv)
-    channel = Channel(args.fd)
-    limits = json.loads(args.limits)
+    serve(Channel(args.fd), json.loads(args.limits))
 
+
+def import_engine() -> None:
+    """The expensive part of a worker's life: a fresh worker pays it, a zygote pays it once."""
+    import tensorflow  # noqa: F401
+    import playground.engine  # noqa: F401
+    import playground.sandbox.exports  # noqa: F401
+
+
+def serve(channel: Channel, limits: dict) -> None:
+    """Warm up, say ready, run the one job that arrives on stdin, report it, exit. A forked
+    worker enters here too, after the fork: CUDA and TF's thread pools start in the worker."""
+    import_engine()
     import tensorflow as tf
     from playground.engine import analyze, device
     from playground.job import job_from_json, to_dict
@@ -58,7 +78,8 @@ def main(argv: list[str] | None = None) -> None:
     if gpus:
         device.limit_gpu_memory(int(limits.get("gpu_memory_mb", 2048)), gpus)
     _warm_up(tf)
-    channel.send({"event": "ready", "pid": os.getpid(), "gpus": len(gpus)})
+    channel.send({"event": "ready", "pid": os.getpid(), "gpus": len(gpus),
+                  "pid_namespace": pid_namespace()})
 
     line = sys.stdin.readline()
     if not line:

@@ -1,0 +1,268 @@
+"""Host side of the zygotes (zygote.py): warm sandboxed parents that fork one worker per job.
+
+Each zygote holds one uid and has at most one live worker at a time, so jobs still never share
+a uid, an RLIMIT_NPROC budget, or a moment in which one could reach another.
+"""
+from __future__ import annotations
+
+import glob
+import itertools
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from typing import Optional
+
+from ..errors import SandboxError
+from . import layout
+from .process import SandboxConfig, SandboxedWorker, file_tail, spawn
+
+REPLY_TIMEOUT_S = 30.0
+NOTE = ("each job is forked from a warm zygote into new user, PID, mount, network and IPC "
+        "namespaces, with its own /tmp")
+
+
+def fork_wanted(setting: str, isolation: str) -> bool:
+    """auto: when bubblewrap isolates, and no GPU is present (CUDA does not survive a fork)."""
+    if setting == "off" or isolation != "bubblewrap":
+        return False
+    return setting == "on" or not glob.glob("/dev/nvidia[0-9]*")
+
+
+class Zygote:
+    """One warm parent in its own bubblewrap sandbox, with one uid for its lifetime."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self.config = config
+        self.uid = layout.leases.take()
+        self.dirs = layout.worker_dirs(self.uid)
+        self.stderr = tempfile.TemporaryFile()
+        self._lock = threading.Lock()
+        self._serial = itertools.count()
+        self.child: Optional["ForkedWorker"] = None
+        self.pid_namespace = 0
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._control = ours
+        try:
+            self.proc = spawn(config, self.uid, self.dirs, "playground.sandbox.zygote",
+                              ["--control", str(theirs.fileno()), "--tmp-mb", str(config.tmp_mb),
+                               "--limits", json.dumps(config.worker_limits)],
+                              theirs.fileno(), self.stderr, nice=False)
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            theirs.close()
+
+    def wait_ready(self, timeout_s: float) -> None:
+        reply = self._receive(timeout_s)
+        if reply.get("event") != "ready":
+            raise SandboxError(f"the zygote did not start: {self._stderr_tail() or reply}")
+        self.pid_namespace = int(reply.get("pid_namespace") or 0)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _receive(self, timeout_s: float) -> dict:
+        self._control.settimeout(timeout_s)
+        try:
+            data = self._control.recv(65536)
+        except (OSError, socket.timeout) as e:
+            raise SandboxError(f"the zygote did not answer: {e}") from e
+        if not data:
+            raise SandboxError("the zygote exited: " + (self._stderr_tail() or
+                               f"exit status {self.proc.poll()}"))
+        return json.loads(data)
+
+    def _ask(self, request: dict, fds: tuple[int, ...] = ()) -> dict:
+        with self._lock:
+            try:
+                socket.send_fds(self._control, [json.dumps(request).encode()], list(fds))
+            except OSError as e:
+                raise SandboxError(f"the zygote went away: {e}") from e
+            return self._receive(REPLY_TIMEOUT_S)
+
+    def fork(self) -> "ForkedWorker":
+        """A fresh worker, warming (it says "ready" on its own pipe)."""
+        worker = ForkedWorker(self, f"f{next(self._serial)}")
+        job_r, job_w = os.pipe()
+        events_r, events_w = os.pipe()
+        worker.attach(events_r, job_w)
+        try:
+            reply = self._ask({"op": "fork", "dir": worker.folder},
+                              (job_r, events_w, worker.stderr.fileno()))
+        except BaseException:
+            worker.release()
+            raise
+        finally:
+            os.close(job_r)
+            os.close(events_w)
+        if "forked" not in reply:
+            tail = worker.stderr_tail()
+            worker.release()
+            raise SandboxError(f"the zygote could not fork a worker: {reply.get('error')}"
+                               + (f" ({tail})" if tail else ""))
+        worker.keeper = int(reply["forked"])
+        self.child = worker
+        return worker
+
+    def kill_child(self, keeper: int) -> bool:
+        try:
+            return bool(self._ask({"op": "kill", "pid": keeper}).get("gone"))
+        except SandboxError:
+            self.kill()               # an unanswered kill: the whole sandbox goes instead
+            return False
+
+    def kill(self) -> None:
+        if hasattr(self, "proc"):
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """Everything goes: the zygote, its PID namespace, every process of its uid, its dirs."""
+        from .supervisor import sweep, sweep_until_gone
+        self._control.close()
+        self.kill()
+        sweep(self.uid)
+        if hasattr(self, "proc"):
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.uid is not None and sweep_until_gone(self.uid):
+            layout.leases.give(self.uid)
+        self.dirs.remove()
+        self.stderr.close()
+
+    def _stderr_tail(self) -> str:
+        return file_tail(self.stderr)
+
+
+class ForkedWorker(SandboxedWorker):
+    """One job's worker forked from a zygote; to the pool it is like a fresh WorkerProcess."""
+
+    def __init__(self, zygote: Zygote, folder: str) -> None:
+        super().__init__(zygote.config)
+        self.zygote, self.folder = zygote, folder
+        self.uid = zygote.uid
+        job_dir = os.path.join(zygote.dirs.job, folder)
+        os.mkdir(job_dir, 0o700)
+        if self.uid is not None:
+            os.chown(job_dir, 0, self.uid)
+            os.chmod(job_dir, 0o750)
+        self.dirs = layout.WorkerDirs(job_dir, job_dir, job_dir)
+        self.keeper = 0
+        self._job_w = -1
+        self._exit: tuple[Optional[int], Optional[int]] = (None, None)
+        self._ended = False
+        self._released = False
+
+    def attach(self, events_r: int, job_w: int) -> None:
+        self._fd, self._job_w = events_r, job_w
+
+    def _message(self, message: dict) -> bool:
+        if message.get("event") == "exit":        # the namespace's init: how the worker ended
+            self._exit = (message.get("signal"), message.get("code"))
+            self._ended = True
+            return False
+        return True
+
+    def alive(self) -> bool:
+        return not self._ended and self.zygote.alive()
+
+    def _send_job(self, line: bytes) -> None:
+        with os.fdopen(self._job_w, "wb", closefd=True) as pipe:
+            self._job_w = -1
+            pipe.write(line)
+
+    def kill(self) -> None:
+        if self.keeper and not self._released:
+            self.zygote.kill_child(self.keeper)
+            self.keeper = 0
+
+    def exit_signal(self, timeout_s: float = 2.0) -> Optional[int]:
+        """The signal that ended the worker, as its namespace's init saw it."""
+        if not self._ended:
+            try:
+                for _ in self.events(time.monotonic() + timeout_s):
+                    pass
+            except (TimeoutError, OverflowError, OSError):
+                pass
+        return self._exit[0]
+
+    def exit_code(self) -> Optional[int]:
+        return self._exit[1]
+
+    def release(self) -> None:
+        """After kill(): the zygote may fork again; the job's dir and pipes are gone."""
+        self.kill()
+        self._released = True
+        if self._job_w >= 0:
+            os.close(self._job_w)
+            self._job_w = -1
+        self.dirs.remove()
+        self._close_pipes()
+        if self.zygote.child is self:
+            self.zygote.child = None
+
+
+class Zygotes:
+    """`size` zygotes, started when first needed; fork() picks one whose last worker is gone."""
+
+    def __init__(self, config: SandboxConfig, size: int, start_timeout_s: float) -> None:
+        self.config, self.size, self.start_timeout_s = config, size, start_timeout_s
+        self._lock = threading.Lock()
+        self._slots: list[Optional[Zygote]] = [None] * size
+        self._reserved: set[int] = set()
+        self._closed = False
+
+    def fork(self) -> Optional[ForkedWorker]:
+        """A warming worker, or None while every zygote still has one (running or warm)."""
+        with self._lock:
+            free = [i for i, z in enumerate(self._slots)
+                    if i not in self._reserved and (z is None or z.child is None)]
+            if not free or self._closed:
+                return None
+            slot = free[0]
+            self._reserved.add(slot)
+        try:
+            zygote = self._slots[slot]
+            if zygote is None or not zygote.alive():
+                if zygote is not None:
+                    zygote.close()
+                self._slots[slot] = None
+                zygote = Zygote(self.config)
+                self._slots[slot] = zygote
+                zygote.wait_ready(self.start_timeout_s)
+            return zygote.fork()
+        except BaseException:
+            broken = self._slots[slot]
+            self._slots[slot] = None
+            if broken is not None:
+                broken.close()
+            raise
+        finally:
+            with self._lock:
+                self._reserved.discard(slot)
+                if self._closed and self._slots[slot] is not None:
+                    self._slots[slot].close()  # type: ignore[union-attr]
+                    self._slots[slot] = None
+
+    def running(self) -> list[Zygote]:
+        with self._lock:
+            return [z for z in self._slots if z is not None]
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            zygotes = [z for i, z in enumerate(self._slots) if z is not None and
+                       i not in self._reserved]
+            self._slots = [z if i in self._reserved else None for i, z in enumerate(self._slots)]
+        for zygote in zygotes:
+            zygote.close()

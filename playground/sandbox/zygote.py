@@ -1,0 +1,227 @@
+"""The zygote: imports TensorFlow once inside the sandbox, then forks one fresh worker per job.
+
+A fresh worker costs a TF import (about 4 CPU-s here); a fork of a process that has imported it
+costs milliseconds. Each fork gets new namespaces of its own (namespaces.py), so jobs forked from
+one zygote can neither see nor touch each other, the zygote, or what an earlier job left.
+
+    zygote (bubblewrap's sandbox, never runs user code; reaps as a subreaper)
+      └─ keeper   new user/mount/PID/net/IPC/UTS namespaces, private /tmp /dev/shm /job
+           └─ init   PID 1 of the new PID namespace: /proc, no capabilities; reaps, reports exit
+                └─ worker   worker.serve(): warm up, "ready", one job, report
+
+Control socket (--control FD, SOCK_SEQPACKET, one JSON message per packet):
+    zygote -> host  {"event": "ready"}                     once TF is imported
+    host -> zygote  {"op": "fork", "dir": "f3"} + 3 fds    the job's stdin, events, stderr
+    zygote -> host  {"forked": keeper_pid}  or  {"error": "..."}
+    host -> zygote  {"op": "kill", "pid": keeper_pid}
+    zygote -> host  {"killed": keeper_pid, "gone": true}
+The host closing the socket ends the zygote, and with it (bubblewrap's PID namespace) every job.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+
+from . import namespaces
+from .bwrap import JOB_MOUNT
+
+KILL_WAIT_S = 5.0
+DEVNULL = os.devnull
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="playground.sandbox.zygote")
+    parser.add_argument("--control", type=int, required=True)
+    parser.add_argument("--limits", required=True, help="JSON, see limits.limits_of")
+    parser.add_argument("--tmp-mb", type=int, required=True)
+    args = parser.parse_args(argv)
+    control = socket.socket(fileno=args.control)
+    namespaces.prctl(namespaces.PR_SET_CHILD_SUBREAPER, 1)   # orphaned inits come back to us
+    from .worker import import_engine
+    import_engine()          # no TF op runs here: thread pools and CUDA start after the fork
+    Zygote(control, json.loads(args.limits), args.tmp_mb).serve()
+
+
+class Zygote:
+    def __init__(self, control: socket.socket, limits: dict, tmp_mb: int) -> None:
+        self.control, self.limits, self.tmp_mb = control, limits, tmp_mb
+        self.inits: dict[int, int] = {}          # keeper pid -> its init's pid (our namespace)
+
+    def reply(self, message: dict) -> None:
+        self.control.send(json.dumps(message).encode())
+
+    def serve(self) -> None:
+        from .worker import pid_namespace
+        self.reply({"event": "ready", "pid": os.getpid(), "pid_namespace": pid_namespace()})
+        while True:
+            try:
+                data, fds, _, _ = socket.recv_fds(self.control, 65536, 3)
+            except OSError:
+                data, fds = b"", []
+            if not data:                          # the host is gone: so is every job
+                os._exit(0)
+            try:
+                request = json.loads(data)
+                if request.get("op") == "fork":
+                    self.reply(self.fork(str(request.get("dir", "")), fds))
+                elif request.get("op") == "kill":
+                    self.reply(self.kill(int(request.get("pid", 0))))
+                else:
+                    self.reply({"error": f"unknown request {request!r:.80}"})
+            except Exception as error:  # noqa: BLE001 - a bad request must not end the zygote
+                self.reply({"error": f"{type(error).__name__}: {error}"})
+            finally:
+                for fd in fds:
+                    _close(fd)
+            self.reap()
+
+    def fork(self, folder: str, fds: list[int]) -> dict:
+        if len(fds) != 3 or not folder.isalnum():
+            raise ValueError("a fork needs a plain job folder name and three fds")
+        report_r, report_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(report_r)
+                _keeper(self.control.fileno(), *fds, report_w, folder, self.limits, self.tmp_mb)
+            finally:
+                os._exit(70)
+        os.close(report_w)
+        try:
+            ready, _, _ = select.select([report_r], [], [], 30.0)
+            init = int(os.read(report_r, 32) or b"0") if ready else 0
+        finally:
+            os.close(report_r)
+        if init <= 0:
+            self.kill(pid)
+            raise OSError("the forked worker could not isolate itself (see its stderr)")
+        self.inits[pid] = init
+        return {"forked": pid}
+
+    def kill(self, keeper: int) -> dict:
+        """SIGKILL to an init empties its whole PID namespace; waits until both are reaped."""
+        targets = [p for p in (self.inits.pop(keeper, 0), keeper) if p > 0]
+        for pid in targets:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        deadline = time.monotonic() + KILL_WAIT_S
+        while time.monotonic() < deadline:
+            self.reap()
+            if not any(_exists(p) for p in targets):
+                return {"killed": keeper, "gone": True}
+            time.sleep(0.005)
+        return {"killed": keeper, "gone": False}
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+
+
+def _keeper(control: int, job_in: int, events: int, stderr: int, report: int, folder: str,
+            limits: dict, tmp_mb: int) -> None:
+    """The fork's first process: leaves the zygote's world for namespaces of its own."""
+    os.close(control)            # a job must never reach the socket that hands out jobs
+    os.dup2(stderr, 2)
+    try:
+        namespaces.unshare_all()
+        namespaces.private_mounts(tmp_mb, f"{JOB_MOUNT}/{folder}", JOB_MOUNT)
+    except OSError as error:
+        print(f"worker isolation failed: {error}", file=sys.stderr, flush=True)
+        os._exit(71)
+    lifeline_r, lifeline_w = os.pipe()
+    init = os.fork()
+    if init == 0:
+        os.close(lifeline_w)
+        os.close(report)
+        _init(job_in, events, stderr, lifeline_r, limits)
+    os.write(report, str(init).encode())
+    for fd in (report, job_in, events, stderr, lifeline_r):
+        os.close(fd)
+    while True:                 # the lifeline stays open while we live; then we follow init
+        try:
+            os.waitpid(init, 0)
+            break
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+    os._exit(0)
+
+
+def _init(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) -> None:
+    """PID 1 of the job's namespace: runs the worker as its child (so the job gets ordinary
+    signal handling), reaps whatever the job leaves, and reports how the worker ended."""
+    namespaces.become_init()
+    if select.select([lifeline], [], [], 0)[0]:   # EOF: the keeper died before PDEATHSIG was set
+        os._exit(0)
+    worker = os.fork()
+    if worker == 0:
+        os.close(lifeline)
+        _worker(job_in, events, stderr, limits)
+    os.close(job_in)
+    status = 0
+    while True:
+        try:
+            pid, code = os.wait()
+        except ChildProcessError:
+            break
+        if pid == worker:
+            status = code
+            break
+    exit_event = {"event": "exit", "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status)
+                  else None, "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None}
+    try:
+        os.write(events, (json.dumps(exit_event) + "\n").encode())
+    except OSError:
+        pass
+    os._exit(0)                   # and the kernel kills whatever the job left running
+
+
+def _worker(job_in: int, events: int, stderr: int, limits: dict) -> None:
+    os.setsid()
+    null = os.open(DEVNULL, os.O_WRONLY)
+    for source, target in ((job_in, 0), (null, 1), (stderr, 2)):
+        os.dup2(source, target)
+    keep = {0, 1, 2, events}
+    for fd in [int(name) for name in os.listdir("/proc/self/fd")]:   # the zygote's, inherited
+        if fd not in keep:
+            _close(fd)
+    from .worker import Channel, serve
+    try:
+        serve(Channel(events), limits)
+    finally:
+        os._exit(1)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    main()
