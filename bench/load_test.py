@@ -1,11 +1,14 @@
 """Load test: N concurrent headless-Chromium sessions against a running playground.
 
-Each session loops, until the duration is up, over two runs on a fresh page (a fresh Streamlit
-session): the gallery's `retracing` example (expects 2 traces) and a typed function whose print()
-carries a token unique to that session and run, which must come back in that session's Console
-tab and nowhere else. It reports completed runs, errors, p50/p95 time from the Run click to the
-result, the app's peak RSS (the Streamlit process and its worker descendants, from /proc), and
-how often the health endpoint failed meanwhile.
+Each session is one browser tab (one Streamlit session) used the way a person uses it: it opens
+the app once, then loops, until the duration is up, over two runs: the gallery's `retracing`
+example, chosen in the Example picker (expects 2 traces), and a typed function, pasted over
+another example, whose print() carries a token unique to that session and run, which must come
+back in that session's Console tab and nowhere else. --fresh-page-per-run reloads the page for
+every run instead (a new Streamlit session each time, the browser's heaviest case). It reports
+completed runs, errors, p50/p95 time from the Run click to the result, the app's peak RSS (the
+Streamlit process and its worker descendants, from /proc), how often the health endpoint failed
+meanwhile, and where the machine's CPU went.
 
     python bench/load_test.py --sessions 8 --seconds 120            # starts its own server
     python bench/load_test.py --url http://127.0.0.1:8501 --pid 1234  # an app already running
@@ -32,10 +35,12 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+VIEWPORT = {"width": 1280, "height": 800}       # a laptop screen
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 TYPED = """import tensorflow as tf
 
@@ -164,7 +169,7 @@ class Sampler(threading.Thread):
             except OSError:
                 continue
             ticks = sum(int(v) for v in rest.split()[11:13])
-            kind = ("sandbox workers" if "playground.sandbox.worker" in cmdline else
+            kind = ("sandbox workers" if "playground.sandbox." in cmdline else
                     "chromium (load generator)" if "chrom" in name.lower() or "chrom" in cmdline else
                     "streamlit server" if pid == self.pid else "")
             # Processes already running at the first look count from then; later ones from 0.
@@ -193,89 +198,174 @@ class Sampler(threading.Thread):
 
 
 # ------------------------------------------------------------------ one browser session
-async def run_and_time(page, expect, timeout_ms: int) -> float:  # type: ignore[no-untyped-def]
-    await page.wait_for_selector(IDLE, timeout=timeout_ms)
+class Page:
+    """One tab and how many results its Streamlit session has shown ("Run N · ..." heads each)."""
+
+    def __init__(self, page) -> None:  # type: ignore[no-untyped-def]
+        self.page, self.runs = page, 0
+
+
+async def until(check, timeout_ms: int, every_s: float = 0.25,  # type: ignore[no-untyped-def]
+                what: str = "the page") -> None:
+    """Polls with one DOM query at a time. Playwright's own waits poll on animation frames,
+    which makes a waiting tab cost Chromium ~0.09 core; 8 waiting tabs took a third of this
+    machine from the app they were measuring."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not await check():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout_ms / 1000:g} s for {what}")
+        await asyncio.sleep(every_s)
+
+
+async def idle(page, timeout_ms: int) -> None:  # type: ignore[no-untyped-def]
+    await until(lambda: _present(page.locator(IDLE)), timeout_ms, what="the script to finish")
+
+
+async def _present(locator) -> bool:  # type: ignore[no-untyped-def]
+    return await locator.count() > 0
+
+
+async def run_and_time(tab: Page, timeout_ms: int) -> float:
+    """Seconds from the Run click until this run's own result is on screen (the page still
+    shows the previous result meanwhile, so the wait is for the new run's number)."""
+    page = tab.page
+    await idle(page, timeout_ms)
     started = time.monotonic()
     await page.locator(".st-key-run button").click()
-    await expect(page.get_by_test_id("stMetric").filter(has_text="Traces")).to_be_visible(
-        timeout=timeout_ms)
+    tab.runs += 1
+    result = page.get_by_text(re.compile(rf"^Run {tab.runs} · TensorFlow"))
+    await until(lambda: _present(result), timeout_ms, every_s=0.1, what=f"run {tab.runs}")
     elapsed = time.monotonic() - started
-    await page.wait_for_selector(IDLE, timeout=timeout_ms)
+    await idle(page, timeout_ms)
     return elapsed
 
 
-async def retracing(page, expect, url: str, timeout_ms: int) -> float:  # type: ignore[no-untyped-def]
-    await page.goto(f"{url}/?example=retracing")
-    await page.wait_for_selector(".st-key-source textarea", timeout=timeout_ms)
-    elapsed = await run_and_time(page, expect, timeout_ms)
-    metric = page.get_by_test_id("stMetric").filter(has_text="Traces")
+async def pick_example(tab: Page, slug: str, timeout_ms: int) -> None:
+    """Chooses an example in the gallery picker, as a person does, and waits until its source
+    is in the editor (a Run clicked before that would send the editor's old text)."""
+    from playground import gallery     # plain data, no TensorFlow
+
+    example = gallery.BY_SLUG[slug]
+    page = tab.page
+    picker = page.locator(".st-key-example").get_by_role("combobox")
+    if not (await picker.input_value(timeout=timeout_ms)).endswith(f"({slug})"):
+        await picker.click()
+        await picker.fill(f"({slug})")
+        await page.get_by_role("option", name=f"{example.title} ({slug})", exact=True).click(
+            timeout=timeout_ms)
+    source = page.locator(".st-key-source textarea")
+    await until(lambda: _value_is(source, example.source), timeout_ms, what=f"the {slug} source")
+    await idle(page, timeout_ms)
+
+
+async def _value_is(locator, expected: str) -> bool:  # type: ignore[no-untyped-def]
+    return await locator.input_value() == expected
+
+
+async def open_app(tab: Page, url: str, timeout_ms: int) -> None:
+    page, tab.runs = tab.page, 0                 # a new Streamlit session counts from 1 again
+    await page.goto(f"{url}/?example=retracing", timeout=timeout_ms)
+    await until(lambda: _present(page.locator(".st-key-source textarea")), timeout_ms,
+                what="the editor")
+    await idle(page, timeout_ms)
+
+
+async def retracing(tab: Page, timeout_ms: int) -> float:
+    await pick_example(tab, "retracing", timeout_ms)
+    elapsed = await run_and_time(tab, timeout_ms)
+    metric = tab.page.get_by_test_id("stMetric").filter(has_text="Traces")
     traces = (await metric.get_by_test_id("stMetricValue").inner_text()).strip()
     if traces != "2":
         raise AssertionError(f"retracing example: {traces} traces, expected 2")
     return elapsed
 
 
-async def typed(page, expect, url: str, token: str, constant: int,
-                timeout_ms: int) -> tuple[float, str]:  # type: ignore[no-untyped-def]
-    await page.goto(f"{url}/?example=retracing")
+async def typed(tab: Page, token: str, constant: int, timeout_ms: int) -> tuple[float, str]:
+    await pick_example(tab, "tf-print", timeout_ms)    # then paste over it
+    page = tab.page
     source = page.locator(".st-key-source textarea")
-    await source.wait_for(timeout=timeout_ms)
     await source.fill(TYPED.format(token=token, constant=constant))
     await source.press("Control+Enter")
-    await page.wait_for_selector(IDLE, timeout=timeout_ms)
-    await expect(page.locator(".st-key-function").get_by_role("combobox")).to_have_value(
-        re.compile("^mark"), timeout=timeout_ms)
+    function = page.locator(".st-key-function").get_by_role("combobox")
+
+    async def picked_mark() -> bool:
+        return await function.count() > 0 and (await function.input_value()).startswith("mark")
+    await until(picked_mark, timeout_ms, what="the function picker to offer mark")
+    await idle(page, timeout_ms)
     calls = page.locator(".st-key-calls textarea")
     await calls.fill("float32[2]")
     await calls.press("Control+Enter")
-    elapsed = await run_and_time(page, expect, timeout_ms)
-    await page.get_by_role("tab", name="Console").click()
+    elapsed = await run_and_time(tab, timeout_ms)
+    await page.get_by_role("tab", name="Console").click()   # only the open tab is drawn
+    console = page.get_by_test_id("stCode").filter(has_text=token)
+    try:
+        await until(lambda: _present(console), timeout_ms // 4, what="the Console tab")
+    except TimeoutError:
+        pass                                                  # counted as a missing token
+    await idle(page, timeout_ms)
     shown = " ".join(await page.get_by_test_id("stCode").all_inner_texts())
     return elapsed, shown
 
 
-async def session(index: int, browser, expect, url: str, deadline: float, tally: Tally,
-                  timeout_ms: int) -> None:  # type: ignore[no-untyped-def]
-    context = await browser.new_context(viewport={"width": 1400, "height": 1600})
-    page = await context.new_page()
-    tokens_seen_elsewhere = []
+async def session(index: int, browser, url: str, deadline: float, tally: Tally,
+                  timeout_ms: int, fresh_page: bool,
+                  runs: int = 0) -> None:  # type: ignore[no-untyped-def]
+    """Loops until the deadline (or for exactly `runs` runs, when given)."""
+    context = await browser.new_context(viewport=VIEWPORT)
+    page = Page(await context.new_page())
     run = 0
     try:
-        while time.monotonic() < deadline:
+        await open_app(page, url, timeout_ms)
+        while (run < runs) if runs else (time.monotonic() < deadline):
             run += 1
             kind = "retracing" if run % 2 else "typed"
             try:
+                if fresh_page and run > 1:
+                    await open_app(page, url, timeout_ms)
                 if kind == "retracing":
-                    tally.times[kind].append(await retracing(page, expect, url, timeout_ms))
+                    tally.times[kind].append(await retracing(page, timeout_ms))
                     continue
                 token = f"loadtest-s{index}-r{run}-{os.getpid()}"
-                elapsed, shown = await typed(page, expect, url, token, index * 1000 + run, timeout_ms)
+                elapsed, shown = await typed(page, token, index * 1000 + run, timeout_ms)
                 if token not in shown:
                     tally.errors.append(f"session {index} run {run}: its own token is missing")
                     continue
                 foreign = [w for w in shown.split() if w.startswith("loadtest-") and w != token]
                 if foreign:
                     tally.crossed.append(f"session {index} run {run} saw {foreign}")
-                    tokens_seen_elsewhere += foreign
                     continue
                 tally.times[kind].append(elapsed)
             except Exception as error:  # noqa: BLE001 - every failure is a result to count
                 tally.errors.append(f"session {index} run {run} ({kind}): "
                                     f"{type(error).__name__}: {str(error).splitlines()[0][:160]}")
+                await open_app(page, url, timeout_ms)   # start again from a known page
     finally:
         await context.close()
 
 
-async def drive(url: str, sessions: int, seconds: float, timeout_ms: int) -> Tally:
-    from playwright.async_api import async_playwright, expect
+async def warm_up(browser, url: str, timeout_ms: int) -> None:  # type: ignore[no-untyped-def]
+    """One untimed pass of both runs, so the clock starts on a warm app (workers started, page
+    assets cached), as a hosted app is when its users arrive."""
+    tally = Tally()
+    await session(-1, browser, url, time.monotonic(), tally, timeout_ms, False, runs=2)
+    if tally.errors or tally.completed() != 2:
+        raise RuntimeError(f"the warm-up run failed: {tally.errors}")
+
+
+async def drive(url: str, sessions: int, seconds: float, timeout_ms: int, fresh_page: bool,
+                cold: bool, on_start) -> Tally:  # type: ignore[no-untyped-def]
+    from playwright.async_api import async_playwright
 
     tally = Tally()
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
+            if not cold:
+                await warm_up(browser, url, timeout_ms)
+            on_start()
             deadline = time.monotonic() + seconds
-            await asyncio.gather(*(session(i, browser, expect, url, deadline, tally, timeout_ms)
-                                   for i in range(sessions)))
+            await asyncio.gather(*(session(i, browser, url, deadline, tally, timeout_ms,
+                                           fresh_page) for i in range(sessions)))
         finally:
             await browser.close()
     return tally
@@ -314,6 +404,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--pid", type=int, default=None, help="its server pid, for peak RSS")
     parser.add_argument("--run-timeout", type=float, default=120.0,
                         help="seconds one run may take (a cold worker imports TensorFlow)")
+    parser.add_argument("--cold", action="store_true",
+                        help="start the clock at once: no warm-up run before the sessions")
+    parser.add_argument("--fresh-page-per-run", action="store_true",
+                        help="reload the page (a new Streamlit session) before every run")
     args = parser.parse_args(argv)
     if not 1 <= args.sessions <= 64 or not 1 <= args.seconds <= 3600:
         parser.error("--sessions 1..64 and --seconds 1..3600")
@@ -324,14 +418,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     server = contextlib.nullcontext((args.url.rstrip("/"), args.pid)) if args.url else own_server()
     with server as (url, pid):
         sampler = Sampler(url, pid)
-        sampler.start()
-        started = time.monotonic()
-        tally = asyncio.run(drive(url, args.sessions, args.seconds, int(args.run_timeout * 1000)))
-        wall = time.monotonic() - started
+        clock: dict[str, float] = {}
+
+        def start() -> None:
+            sampler.start()
+            clock["started"] = time.monotonic()
+        tally = asyncio.run(drive(url, args.sessions, args.seconds, int(args.run_timeout * 1000),
+                                  args.fresh_page_per_run, args.cold, start))
+        wall = time.monotonic() - clock["started"]
         sampler.stop.set()
         sampler.join(timeout=10)
     result = report(tally, sampler, args.sessions, args.seconds, wall)
     # Where the machine's CPU went: on one box the load generator competes with the server.
+    result["pages"] = "fresh page per run" if args.fresh_page_per_run else "one page per session"
+    result["warm_up"] = "none (--cold)" if args.cold else "one untimed run of each kind first"
+    result["viewport"] = f"{VIEWPORT['width']}x{VIEWPORT['height']}"
     result["cpu_s"] = {"available": round(wall * (os.cpu_count() or 1), 1),
                        **{k: round(v, 1) for k, v in sorted(sampler.cpu_s.items())}}
     print(json.dumps(result, indent=2))

@@ -29,6 +29,9 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def tab(at: AppTest, label: str):
+    """Opens a results tab (only the open one is drawn) and returns it."""
+    at.session_state[keys.RESULT_TAB] = label
+    at.run()
     return next(t for t in at.tabs if t.label == label)
 
 
@@ -65,6 +68,19 @@ def test_run_retracing_shows_two_traces_and_every_tab(app: AppTest) -> None:
     # The claim checks compare the example's expectation with this run.
     rows = app.dataframe[0].value
     assert "holds" in rows.columns and list(rows["check"])[0] == "tracing count"
+
+
+def test_only_the_open_tab_is_drawn(app: AppTest) -> None:
+    app.query_params["example"] = "retracing"
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    graph = next(t for t in app.tabs if t.label == "Graph")
+    assert not graph.get("plotly_chart") and not graph.get("graphviz_chart")   # hidden: not drawn
+    assert app.session_state[keys.RESULT_TAB] == "Converted code"
+    graph = tab(app, "Graph")
+    assert graph.get("plotly_chart") and graph.get("graphviz_chart")
+    assert not next(t for t in app.tabs if t.label == "Converted code").code
+    assert metric(app, "Traces") == "2"                  # the summary stays, no new run
 
 
 def test_result_survives_reruns_without_resubmitting(app: AppTest) -> None:
@@ -204,8 +220,9 @@ from playground.ui import keys
 at = AppTest.from_file(sys.argv[1], default_timeout=120)
 at.run()
 at.button(key=keys.RUN).click().run()
-for t in at.tabs:
-    t.markdown  # every tab body was rendered by the run; touch them all
+for label in [t.label for t in at.tabs]:   # open every tab: each one draws only when open
+    at.session_state[keys.RESULT_TAB] = label
+    at.run()
 print(json.dumps({
     "exception": [e.value for e in at.exception],
     "traces": next((m.value for m in at.metric if m.label == "Traces"), None),
@@ -383,6 +400,8 @@ at.toggle(key=keys.EXPORT).set_value(True).run()
 at.button(key=keys.RUN).click().run()
 result = at.session_state[keys.RESULT]
 export = result.report.export
+at.session_state[keys.RESULT_TAB] = "Export"
+at.run()
 tab = next((t for t in at.tabs if t.label == "Export"), None)
 saved = result.archives.get("savedmodel")
 print(json.dumps({

@@ -20,6 +20,7 @@ BUILD_SIGNATURE = "build_signature"
 SHARE = "share"
 
 # Results and chart-only controls
+RESULT_TAB = "result_tab"       # the open results tab; only it is drawn
 RESULT_FUNCTION = "result_function"
 TIMING_LOG = "timing_log"
 TIMING_POINTS = "timing_points"

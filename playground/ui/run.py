@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib
 import os
 import time
-from typing import Callable, Optional
+from typing import Optional
 
 import streamlit as st
 
@@ -112,16 +112,29 @@ def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
     return "Running…", None
 
 
-def _progress_callback(status: object, bar: object, calls: int) -> Callable[[dict], None]:
-    def on_event(event: dict) -> None:
-        label, fraction = _describe(event, calls)
+class RunProgress:
+    """One line of text and a bar while a run waits and runs. Static on purpose: an animated
+    spinner (st.status) costs every waiting browser tab about 0.1 core for as long as it waits
+    (measured with bench/load_test.py's Chromium), which is what queued users do most."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls = calls
+        self.line = st.empty()
+        self.bar = st.empty()
+        self.line.caption("Submitting…")
+
+    def on_event(self, event: dict) -> None:
+        label, fraction = _describe(event, self.calls)
         try:
-            status.update(label=label)  # type: ignore[attr-defined]
+            self.line.caption(label)
             if fraction is not None:
-                bar.progress(min(max(fraction, 0.0), 1.0))  # type: ignore[attr-defined]
+                self.bar.progress(min(max(fraction, 0.0), 1.0))
         except Exception:  # noqa: BLE001 - events from a foreign thread cannot draw; the run goes on
             pass
-    return on_event
+
+    def finish(self, label: str) -> None:
+        self.bar.empty()
+        self.line.caption(label)
 
 
 def _session_id() -> str:
@@ -153,18 +166,16 @@ def run_button(settings: Settings) -> None:
     job = build_job(values)
     session = _session_id()
     started = time.monotonic()
-    with st.status("Submitting…", expanded=False) as status:
-        bar = st.progress(0.0)
-        try:
-            report = executor().submit(job, on_event=_progress_callback(status, bar, len(job.calls)))
-        except PlaygroundError as error:
-            log_run(session, started, error=error)
-            status.update(label="The run did not finish", state="error")
-            st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
-            return
-        log_run(session, started, report)
-        done = "complete" if report.status == "ok" else "error"
-        status.update(label=f"Done: {report.message or report.status}", state=done)
+    progress = RunProgress(len(job.calls))
+    try:
+        report = executor().submit(job, on_event=progress.on_event)
+    except PlaygroundError as error:
+        log_run(session, started, error=error)
+        progress.finish("The run did not finish")
+        st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
+        return
+    log_run(session, started, report)
+    progress.finish(f"Done: {report.message or report.status}")
     previous = state.result()
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.
     archives = export_zip.collect(report.export.path) if report.export else {}

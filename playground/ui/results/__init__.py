@@ -75,20 +75,17 @@ def render(result: Result) -> None:
     summary(report)
     claim_checks(result)
     function = pick_function(report)
-    exported = result.job.export or report.export is not None
-    tabs = st.tabs(list(TABS) + (["Export"] if exported else []))
-    with tabs[0]:
-        code.render(result, function)
-    with tabs[1]:
-        traces.render(function)
-    with tabs[2]:
-        timing.render(report, function)
-    with tabs[3]:
-        graph.render(function)
-    with tabs[4]:
-        console.render(report, function)
-    with tabs[5]:
-        problems.render(result)
-    if exported:
-        with tabs[6]:
-            export.render(result)
+    views = [lambda: code.render(result, function), lambda: traces.render(function),
+             lambda: timing.render(report, function), lambda: graph.render(function),
+             lambda: console.render(report, function), lambda: problems.render(result)]
+    labels = list(TABS)
+    if result.job.export or report.export is not None:
+        labels.append("Export")
+        views.append(lambda: export.render(result))
+    # Only the open tab is drawn (switching tabs reruns): hidden charts, graphs and tables
+    # cost the browser about 3 CPU-s per run (bench/load_test.py), and the server its time.
+    tabs = st.tabs(labels, key=keys.RESULT_TAB, on_change="rerun")
+    for tab, view in zip(tabs, views):
+        if tab.open:
+            with tab:
+                view()
