@@ -404,6 +404,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--pid", type=int, default=None, help="its server pid, for peak RSS")
     parser.add_argument("--run-timeout", type=float, default=120.0,
                         help="seconds one run may take (a cold worker imports TensorFlow)")
+    parser.add_argument("--client-nice", type=int, default=10,
+                        help="niceness of the Chromium clients: on one box they would otherwise "
+                             "take the CPU from the app they measure (0 for equal footing)")
     parser.add_argument("--cold", action="store_true",
                         help="start the clock at once: no warm-up run before the sessions")
     parser.add_argument("--fresh-page-per-run", action="store_true",
@@ -423,6 +426,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         def start() -> None:
             sampler.start()
             clock["started"] = time.monotonic()
+        # The server already runs (at our priority); Playwright's driver and Chromium inherit this.
+        os.nice(max(0, args.client_nice))
         tally = asyncio.run(drive(url, args.sessions, args.seconds, int(args.run_timeout * 1000),
                                   args.fresh_page_per_run, args.cold, start))
         wall = time.monotonic() - clock["started"]
@@ -431,6 +436,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     result = report(tally, sampler, args.sessions, args.seconds, wall)
     # Where the machine's CPU went: on one box the load generator competes with the server.
     result["pages"] = "fresh page per run" if args.fresh_page_per_run else "one page per session"
+    result["client_nice"] = max(0, args.client_nice)
     result["warm_up"] = "none (--cold)" if args.cold else "one untimed run of each kind first"
     result["viewport"] = f"{VIEWPORT['width']}x{VIEWPORT['height']}"
     result["cpu_s"] = {"available": round(wall * (os.cpu_count() or 1), 1),

@@ -168,6 +168,8 @@ def test_timing_tab_plots_modes_on_log_axis_and_phases(app: AppTest) -> None:
     assert phases["layout"]["barmode"] == "stack"
     app.toggle(key=keys.TIMING_LOG).set_value(False).run()
     assert plotly_specs(tab(app, "Timing"))[0]["layout"]["yaxis"]["type"] == "linear"
+    tab(app, "Graph")               # the Timing tab is not drawn now; its toggle must survive
+    assert plotly_specs(tab(app, "Timing"))[0]["layout"]["yaxis"]["type"] == "linear"
 
 
 def test_example_query_param_and_gallery_picker(app: AppTest) -> None:

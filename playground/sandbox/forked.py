@@ -110,9 +110,11 @@ class Zygote:
         self.child = worker
         return worker
 
-    def kill_child(self, keeper: int) -> bool:
+    def kill_child(self, keeper: int, wait: bool) -> bool:
+        """SIGKILL to a worker's namespace; with wait, returns once it is empty."""
         try:
-            return bool(self._ask({"op": "kill", "pid": keeper}).get("gone"))
+            reply = self._ask({"op": "reap" if wait else "kill", "pid": keeper})
+            return bool(reply.get("gone")) if wait else "killed" in reply
         except SandboxError:
             self.kill()               # an unanswered kill: the whole sandbox goes instead
             return False
@@ -182,9 +184,9 @@ class ForkedWorker(SandboxedWorker):
             pipe.write(line)
 
     def kill(self) -> None:
+        """Signals at once; release() then waits for the namespace to be empty."""
         if self.keeper and not self._released:
-            self.zygote.kill_child(self.keeper)
-            self.keeper = 0
+            self.zygote.kill_child(self.keeper, wait=False)
 
     def exit_signal(self, timeout_s: float = 2.0) -> Optional[int]:
         """The signal that ended the worker, as its namespace's init saw it."""
@@ -200,8 +202,10 @@ class ForkedWorker(SandboxedWorker):
         return self._exit[1]
 
     def release(self) -> None:
-        """After kill(): the zygote may fork again; the job's dir and pipes are gone."""
-        self.kill()
+        """After kill(): once the job's namespace is empty the zygote may fork again."""
+        if self.keeper and not self._released:
+            self.zygote.kill_child(self.keeper, wait=True)
+            self.keeper = 0
         self._released = True
         if self._job_w >= 0:
             os.close(self._job_w)

@@ -13,8 +13,10 @@ Control socket (--control FD, SOCK_SEQPACKET, one JSON message per packet):
     zygote -> host  {"event": "ready"}                     once TF is imported
     host -> zygote  {"op": "fork", "dir": "f3"} + 3 fds    the job's stdin, events, stderr
     zygote -> host  {"forked": keeper_pid}  or  {"error": "..."}
-    host -> zygote  {"op": "kill", "pid": keeper_pid}
-    zygote -> host  {"killed": keeper_pid, "gone": true}
+    host -> zygote  {"op": "kill", "pid": keeper_pid}           SIGKILL, answered at once
+    zygote -> host  {"killed": keeper_pid}
+    host -> zygote  {"op": "reap", "pid": keeper_pid}           waits until both are gone
+    zygote -> host  {"reaped": keeper_pid, "gone": true}
 The host closing the socket ends the zygote, and with it (bubblewrap's PID namespace) every job.
 """
 from __future__ import annotations
@@ -72,6 +74,8 @@ class Zygote:
                     self.reply(self.fork(str(request.get("dir", "")), fds))
                 elif request.get("op") == "kill":
                     self.reply(self.kill(int(request.get("pid", 0))))
+                elif request.get("op") == "reap":
+                    self.reply(self.wait_gone(int(request.get("pid", 0))))
                 else:
                     self.reply({"error": f"unknown request {request!r:.80}"})
             except Exception as error:  # noqa: BLE001 - a bad request must not end the zygote
@@ -100,12 +104,23 @@ class Zygote:
             os.close(report_r)
         if init <= 0:
             self.kill(pid)
+            self.wait_gone(pid)
             raise OSError("the forked worker could not isolate itself (see its stderr)")
         self.inits[pid] = init
         return {"forked": pid}
 
     def kill(self, keeper: int) -> dict:
-        """SIGKILL to an init empties its whole PID namespace; waits until both are reaped."""
+        """SIGKILL to an init empties its whole PID namespace (and the keeper follows it)."""
+        for pid in (self.inits.get(keeper, 0), keeper):
+            if pid > 0:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        return {"killed": keeper}
+
+    def wait_gone(self, keeper: int) -> dict:
+        """Kills, then waits until the keeper and its init are reaped: their namespace is empty."""
         targets = [p for p in (self.inits.pop(keeper, 0), keeper) if p > 0]
         for pid in targets:
             try:
@@ -116,9 +131,9 @@ class Zygote:
         while time.monotonic() < deadline:
             self.reap()
             if not any(_exists(p) for p in targets):
-                return {"killed": keeper, "gone": True}
-            time.sleep(0.005)
-        return {"killed": keeper, "gone": False}
+                return {"reaped": keeper, "gone": True}
+            time.sleep(0.002)
+        return {"reaped": keeper, "gone": False}
 
     def reap(self) -> None:
         while True:

@@ -10,6 +10,9 @@ from ..state import Result
 from . import code, console, export, graph, problems, timing, traces
 
 TABS = ("Converted code", "Traces", "Timing", "Graph", "Console", "Problems")
+# Controls drawn inside a tab, with their defaults. Streamlit forgets a widget's value in a run
+# that does not draw it, and only the open tab is drawn; held as plain state, they survive.
+TAB_CONTROLS = {keys.TIMING_LOG: True, keys.TIMING_POINTS: True}
 
 
 def isolation(report: Report) -> str:
@@ -84,6 +87,8 @@ def render(result: Result) -> None:
         views.append(lambda: export.render(result))
     # Only the open tab is drawn (switching tabs reruns): hidden charts, graphs and tables
     # cost the browser about 3 CPU-s per run (bench/load_test.py), and the server its time.
+    for key, default in TAB_CONTROLS.items():
+        st.session_state[key] = st.session_state.get(key, default)
     tabs = st.tabs(labels, key=keys.RESULT_TAB, on_change="rerun")
     for tab, view in zip(tabs, views):
         if tab.open:

@@ -144,8 +144,8 @@ def speedups(timing: Timing) -> None:
 def charts(timing: Timing) -> None:
     """Chart-only controls rerun just this fragment, never the engine."""
     c1, c2 = st.columns(2)
-    log = c1.toggle("Log axis", value=True, key=keys.TIMING_LOG)
-    points = c2.toggle("Show every sample", value=True, key=keys.TIMING_POINTS)
+    log = c1.toggle("Log axis", key=keys.TIMING_LOG)           # defaults: TAB_CONTROLS
+    points = c2.toggle("Show every sample", key=keys.TIMING_POINTS)
     st.plotly_chart(distribution_figure(timing, log=log, points=points), key=keys.TIMING_BOX,
                     width="stretch")
 
