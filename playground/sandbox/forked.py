@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import tempfile
 import threading
 import time
@@ -19,7 +18,7 @@ from typing import Optional
 
 from ..errors import SandboxError
 from . import layout
-from .process import SandboxConfig, SandboxedWorker, file_tail, spawn
+from .process import SandboxConfig, SandboxedWorker, file_tail, reap_and_free, spawn
 
 REPLY_TIMEOUT_S = 30.0
 NOTE = ("each job is forked from a warm zygote into new user, PID, mount, network and IPC "
@@ -128,18 +127,11 @@ class Zygote:
 
     def close(self) -> None:
         """Everything goes: the zygote, its PID namespace, every process of its uid, its dirs."""
-        from .supervisor import sweep, sweep_until_gone
+        from .supervisor import sweep
         self._control.close()
         self.kill()
         sweep(self.uid)
-        if hasattr(self, "proc"):
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                pass
-        if self.uid is not None and sweep_until_gone(self.uid):
-            layout.leases.give(self.uid)
-        self.dirs.remove()
+        reap_and_free(getattr(self, "proc", None), self.uid, self.dirs)
         self.stderr.close()
 
     def _stderr_tail(self) -> str:

@@ -263,16 +263,23 @@ class WorkerProcess(SandboxedWorker):
 
     def release(self) -> None:
         """After kill(): reap, check nothing of the uid is left, free the uid and the dirs."""
-        from .supervisor import sweep_until_gone
-        if hasattr(self, "proc"):
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                pass
-        if self.uid is not None and sweep_until_gone(self.uid):
-            layout.leases.give(self.uid)     # a uid with survivors is never handed out again
-        self.dirs.remove()
+        reap_and_free(getattr(self, "proc", None), self.uid, self.dirs)
         self._close_pipes()
+
+
+def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],
+                  dirs: layout.WorkerDirs) -> None:
+    """After a kill: reaps the sandbox, frees its uid once no process of it is left (a uid with
+    survivors is never handed out again), and removes its dirs."""
+    from .supervisor import sweep_until_gone
+    if proc is not None:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+    if uid is not None and sweep_until_gone(uid):
+        layout.leases.give(uid)
+    dirs.remove()
 
 
 def _yield_cpu() -> None:
