@@ -44,8 +44,9 @@ def test_reports_say_the_worker_was_forked(one):
 
 def test_the_next_job_finds_nothing_of_the_last(one):
     token = uuid.uuid4().hex
+    # '.' is a path of its own: the working directory may be a mount that '/tmp' no longer names.
     first = ("import os, subprocess, sys\n"
-             "for folder in ('/tmp', '/dev/shm', os.environ.get('HOME', '/tmp'), os.getcwd()):\n"
+             "for folder in ('/tmp', '/dev/shm', os.environ.get('HOME', '/tmp'), '.'):\n"
              f"    open(os.path.join(folder, 'left-{token}'), 'w').write('x')\n"
              "for folder in ('/job', '/dev', '/'):\n"
              "    try:\n"
@@ -65,6 +66,7 @@ def test_the_next_job_finds_nothing_of_the_last(one):
               "        if folder.startswith(('/proc', '/sys', '/usr')):\n"
               "            dirs[:] = []\n"
               f"        found += [f for f in files if '{token}' in f]\n"
+              f"found += [f for f in os.listdir('.') if '{token}' in f]\n"
               "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
               "    try:\n"
               f"        if b'{token}' in open(f'/proc/{{pid}}/cmdline', 'rb').read():\n"
@@ -118,3 +120,15 @@ def test_a_dead_zygote_is_replaced(one):
     report, _ = timed(one, script("print('after')\n"))
     assert (report.status, report.stdout) == ("ok", "after\n"), report.message
     assert one._zygotes.running()[0] is not zygote
+
+
+def test_device_binds_come_before_dev_turns_read_only(monkeypatch):
+    """A GPU worker's --dev-bind creates its mount point in /dev: that must precede the remount
+    (bwrap runs its steps in order), or no GPU worker could start."""
+    from playground.sandbox import bwrap
+    monkeypatch.setattr(bwrap.glob, "glob", lambda pattern: ["/dev/nvidia0", "/dev/nvidiactl"])
+    argv = bwrap.argv(["true"], {}, prefix=None, code_dir="/c", job_dir="/j", tmp_mb=8)
+    binds = [i for i, a in enumerate(argv) if a == "--dev-bind"]
+    readonly = [i for i, a in enumerate(argv) if a == "--remount-ro"]
+    assert len(binds) == 2 and {argv[i + 1] for i in readonly} == {"/dev", "/"}
+    assert max(binds) < min(readonly) < argv.index("--")

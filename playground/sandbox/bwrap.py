@@ -54,8 +54,8 @@ def argv(command: list[str], env: dict[str, str], *, prefix: Optional[str], code
     everything else. bwrap itself gets an empty environment (its PID 1 environ is readable)."""
     args = [BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
             "--hostname", "playground", *system_mounts(),
-            # /dev read-only with its own /dev/shm: a zygote's forks each mount a fresh one.
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+            # A small /dev/shm of its own; a zygote's forks each mount a fresh one over it.
+            "--proc", "/proc", "--dev", "/dev", "--size", str(1 << 20), "--tmpfs", "/dev/shm",
             "--size", str(tmp_mb << 20), "--tmpfs", "/tmp",
             "--ro-bind", code_dir, CODE_MOUNT,
             "--ro-bind", job_dir, JOB_MOUNT,
@@ -64,7 +64,9 @@ def argv(command: list[str], env: dict[str, str], *, prefix: Optional[str], code
         args += ["--ro-bind", prefix, prefix]
     for device in sorted(glob.glob("/dev/nvidia*")):   # GPU workers see the card, nothing else
         args += ["--dev-bind", device, device]
-    args += ["--remount-ro", "/"]      # bubblewrap's root is a tmpfs: no job may write to it
+    # Last, after the device binds (which create their mount points): bubblewrap's root and
+    # /dev are tmpfs mounts that a zygote's forks would share, so no job may write to them.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     for name, value in sorted(env.items()):
         args += ["--setenv", name, value]
     return args + ["--", *command]

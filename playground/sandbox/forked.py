@@ -56,6 +56,8 @@ class Zygote:
             raise
         finally:
             theirs.close()
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()           # it reads only its control socket
 
     def wait_ready(self, timeout_s: float) -> None:
         reply = self._receive(timeout_s)
@@ -110,16 +112,21 @@ class Zygote:
         return worker
 
     def kill_child(self, keeper: int, wait: bool) -> bool:
-        """SIGKILL to a worker's namespace; with wait, returns once it is empty."""
+        """SIGKILL to a worker's namespace; with wait, True once it is empty. Any doubt (no
+        answer, or a namespace that would not empty) and the whole zygote goes instead: it
+        must never fork the next job while anything of the last one may live."""
         try:
             reply = self._ask({"op": "reap" if wait else "kill", "pid": keeper})
-            return bool(reply.get("gone")) if wait else "killed" in reply
-        except SandboxError:
-            self.kill()               # an unanswered kill: the whole sandbox goes instead
-            return False
+            done = reply.get("gone") is True if wait else "killed" in reply
+        except Exception:  # noqa: BLE001 - a broken reply is as bad as none
+            done = False
+        if not done:
+            self.kill()
+        return done
 
     def kill(self) -> None:
-        if hasattr(self, "proc"):
+        # Only while it is unreaped: a reaped pid may belong to someone else by now.
+        if hasattr(self, "proc") and self.proc.returncode is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except OSError:
@@ -162,7 +169,10 @@ class ForkedWorker(SandboxedWorker):
 
     def _message(self, message: dict) -> bool:
         if message.get("event") == "exit":        # the namespace's init: how the worker ended
-            self._exit = (message.get("signal"), message.get("code"))
+            # The job holds this pipe too and may forge the line: keep only plausible values.
+            sig, code = message.get("signal"), message.get("code")
+            self._exit = (sig if isinstance(sig, int) and 0 < sig < 128 else None,
+                          code if isinstance(code, int) else None)
             self._ended = True
             return False
         return True
@@ -246,9 +256,11 @@ class Zygotes:
         finally:
             with self._lock:
                 self._reserved.discard(slot)
-                if self._closed and self._slots[slot] is not None:
-                    self._slots[slot].close()  # type: ignore[union-attr]
+                late = self._slots[slot] if self._closed else None
+                if late is not None:
                     self._slots[slot] = None
+            if late is not None:
+                late.close()                  # closed meanwhile: outside the lock, it can be slow
 
     def running(self) -> list[Zygote]:
         with self._lock:

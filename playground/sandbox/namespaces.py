@@ -16,7 +16,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_CAPBSET_DROP, PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 24, 1, 38
 PR_SET_CHILD_SUBREAPER = 36
-CAP_LAST = 63
+PR_SET_DUMPABLE = 4
 _CAPS_V3 = 0x20080522
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -57,8 +57,8 @@ def private_mounts(tmp_mb: int, job_dir: str, job_mount: str) -> None:
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_mb}m,mode=1777")
     if os.path.isdir("/dev/shm"):
         mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=1777")
-    mount(job_dir, job_mount, None, MS_BIND | MS_REC)
-    mount("none", job_mount, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    mount(job_dir, job_mount, None, MS_BIND | MS_REC)   # read-only: bwrap's --ro-bind, locked
+    os.chdir("/tmp")         # the old cwd is the zygote's /tmp, which every fork would share
 
 
 def become_init() -> None:
@@ -66,11 +66,18 @@ def become_init() -> None:
     keeper that forked it, and no way back to any capability (bounding set, then capset)."""
     prctl(PR_SET_PDEATHSIG, 9)
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    for cap in range(CAP_LAST + 1):
-        if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
-            break                                   # past the kernel's last capability
+    for cap in range(last_capability() + 1):
+        prctl(PR_CAPBSET_DROP, cap)
     drop_capabilities()
     prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def last_capability() -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as handle:
+            return int(handle.read())
+    except (OSError, ValueError):
+        return 40                                    # CAP_CHECKPOINT_RESTORE, Linux 5.9
 
 
 class _CapHeader(ctypes.Structure):

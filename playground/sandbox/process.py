@@ -239,10 +239,11 @@ class WorkerProcess(SandboxedWorker):
     def kill(self) -> None:
         """Stops everything the job started: the PID namespace dies with bwrap, a setsid
         child of the process fallback dies by the uid-wide sweep."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        if self.proc.returncode is None:     # a reaped pid may belong to someone else by now
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
         from .supervisor import sweep
         sweep(self.uid)
 

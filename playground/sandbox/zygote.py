@@ -34,6 +34,7 @@ from . import namespaces
 from .bwrap import JOB_MOUNT
 
 KILL_WAIT_S = 5.0
+FORK_WAIT_S = 15.0                # both stay well under the host's reply timeout (forked.py)
 DEVNULL = os.devnull
 
 
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     control = socket.socket(fileno=args.control)
     namespaces.prctl(namespaces.PR_SET_CHILD_SUBREAPER, 1)   # orphaned inits come back to us
+    os.chdir("/")                # nothing of ours is a fork's working directory
     from .worker import import_engine
     import_engine()          # no TF op runs here: thread pools and CUDA start after the fork
     Zygote(control, json.loads(args.limits), args.tmp_mb).serve()
@@ -98,7 +100,7 @@ class Zygote:
                 os._exit(70)
         os.close(report_w)
         try:
-            ready, _, _ = select.select([report_r], [], [], 30.0)
+            ready, _, _ = select.select([report_r], [], [], FORK_WAIT_S)
             init = int(os.read(report_r, 32) or b"0") if ready else 0
         finally:
             os.close(report_r)
@@ -179,14 +181,20 @@ def _keeper(control: int, job_in: int, events: int, stderr: int, report: int, fo
 def _init(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) -> None:
     """PID 1 of the job's namespace: runs the worker as its child (so the job gets ordinary
     signal handling), reaps whatever the job leaves, and reports how the worker ended."""
-    namespaces.become_init()
+    try:
+        namespaces.become_init()
+    except OSError as error:
+        print(f"worker isolation failed: {error}", file=sys.stderr, flush=True)
+        os._exit(72)
     if select.select([lifeline], [], [], 0)[0]:   # EOF: the keeper died before PDEATHSIG was set
         os._exit(0)
     worker = os.fork()
     if worker == 0:
         os.close(lifeline)
         _worker(job_in, events, stderr, limits)
-    os.close(job_in)
+    for fd in (job_in, stderr, lifeline):      # init keeps only the events pipe, to report on
+        os.close(fd)
+    namespaces.prctl(namespaces.PR_SET_DUMPABLE, 0)   # the job may not open or trace its init
     status = 0
     while True:
         try:
