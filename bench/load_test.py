@@ -8,7 +8,9 @@ back in that session's Console tab and nowhere else. --fresh-page-per-run reload
 every run instead (a new Streamlit session each time, the browser's heaviest case). It reports
 completed runs, errors, p50/p95 time from the Run click to the result, the app's peak RSS (the
 Streamlit process and its worker descendants, from /proc), how often the health endpoint failed
-meanwhile, and where the machine's CPU went.
+meanwhile, and where the machine's CPU went. The clock starts after one untimed warm-up pass
+(--cold: at once), and the clients run at nice 10 (--client-nice) so that, sharing the machine,
+they do not take the cores from the app they measure.
 
     python bench/load_test.py --sessions 8 --seconds 120            # starts its own server
     python bench/load_test.py --url http://127.0.0.1:8501 --pid 1234  # an app already running
