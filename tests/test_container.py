@@ -263,7 +263,8 @@ def test_additions_to_dockers_default_are_documented(profile) -> None:
             assert f"`{name}`" in readme, name
 
 
-STRACE_LINE = re.compile(r"^\d+\s+([a-z_0-9]+)\((.*)\)\s+=\s+(-?\d+|\?)")
+# An optional pid: strace -f prefixes one, -ff (a file per process) does not.
+STRACE_LINE = re.compile(r"^(?:\d+\s+)?([a-z_0-9]+)\((.*)\)\s+=\s+(-?\d+|\?)")
 
 
 def parse_trace(text: str) -> list[tuple[str, tuple[int, ...]]]:
@@ -326,12 +327,15 @@ def traced_in_bwrap(command: list[str], code: str) -> list[tuple[str, tuple[int,
                           code_dir=code, job_dir=job, tmp_mb=8)
         drop = [shutil.which("setpriv") or "/usr/bin/setpriv", "--reuid", str(uid),
                 "--regid", str(uid), "--clear-groups"] if uid else []
-        done = subprocess.run(["strace", "-f", "-qq", "-o", trace, *drop, *argv], env={},
+        # -ff: one file per process, so no syscall line is split by another process's
+        # ("<unfinished ...>" / "resumed>"), which made a busy machine lose the clone line.
+        done = subprocess.run(["strace", "-ff", "-qq", "-o", trace, *drop, *argv], env={},
                               capture_output=True, text=True, timeout=60)
         if done.returncode != 0 and "ptrace" in done.stderr:
             pytest.skip(f"strace cannot trace here: {done.stderr.strip()[:200]}")
         assert done.returncode == 0, done.stderr
-        return parse_trace(pathlib.Path(trace).read_text())
+        return [call for part in sorted(pathlib.Path(scratch).glob("trace.txt.*"))
+                for call in parse_trace(part.read_text())]
 
 
 def refused(profile: dict, calls: list[tuple[str, tuple[int, ...]]]) -> list:

@@ -90,13 +90,20 @@ def test_a_job_sees_only_its_own_processes_and_holds_no_privilege(one):
               "links = []\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n"
               "        links.append(os.readlink(f'/proc/self/fd/{fd}'))\n"
               "    except OSError:\n        pass   # listdir's own fd, closed by now\n"
-              "print('sockets', [l for l in links if l.startswith('socket:')])\n")
+              "print('sockets', [l for l in links if l.startswith('socket:')])\n"
+              # A fresh interpreter is single-threaded (the worker is not; unshare refuses those).
+              "import subprocess, sys\nprobe = ('import ctypes, errno; c = ctypes.CDLL(None, use_errno=True); '\n"
+              "    'bad = c.unshare(0x10000000) != 0; '\n"          # CLONE_NEWUSER
+              "    'print(errno.errorcode.get(ctypes.get_errno()) if bad else \"made\")')\n"
+              "out = subprocess.run([sys.executable, '-c', probe], capture_output=True, text=True)\n"
+              "print('userns', out.stdout.strip() or out.stderr.strip()[-80:])\n")
     report, _ = timed(one, script(source))
     assert report.status == "ok", report.message
     lines = dict(line.split(" ", 1) for line in report.stdout.splitlines())
     assert lines["pids"] == "[1, 2]"          # its namespace's init and itself: no zygote
     assert lines["caps"] == "0000000000000000 0000000000000000 1"
     assert lines["sockets"] == "[]"           # the zygote's control socket never reaches a job
+    assert lines["userns"] == "ENOSPC"        # no nested user namespace: no fresh capabilities
 
 
 def test_stderr_stays_with_its_job(one):

@@ -66,10 +66,22 @@ def become_init() -> None:
     keeper that forked it, and no way back to any capability (bounding set, then capset)."""
     prctl(PR_SET_PDEATHSIG, 9)
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    forbid_user_namespaces()
     for cap in range(last_capability() + 1):
         prctl(PR_CAPBSET_DROP, cap)
     drop_capabilities()
     prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def forbid_user_namespaces() -> None:
+    """No user namespace may be made inside this one (what bwrap's --disable-userns does): the
+    job gets no fresh set of capabilities to reach kernel code with. Best effort: a kernel
+    without the per-namespace limit leaves the job as a fresh bwrap worker is left."""
+    try:
+        with open("/proc/sys/user/max_user_namespaces", "w") as handle:
+            handle.write("0")
+    except OSError:
+        pass
 
 
 def last_capability() -> int:
