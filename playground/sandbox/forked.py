@@ -9,7 +9,6 @@ import glob
 import itertools
 import json
 import os
-import signal
 import socket
 import tempfile
 import threading
@@ -18,7 +17,8 @@ from typing import Optional
 
 from ..errors import SandboxError
 from . import layout
-from .process import SandboxConfig, SandboxedWorker, file_tail, reap_and_free, spawn
+from .process import (SandboxConfig, SandboxedWorker, file_tail, kill_group, reap_and_free,
+                      spawn)
 
 REPLY_TIMEOUT_S = 30.0
 NOTE = ("each job is forked from a warm zygote into new user, PID, mount, network and IPC "
@@ -125,12 +125,8 @@ class Zygote:
         return done
 
     def kill(self) -> None:
-        # Only while it is unreaped: a reaped pid may belong to someone else by now.
-        if hasattr(self, "proc") and self.proc.returncode is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
+        if hasattr(self, "proc"):
+            kill_group(self.proc)
 
     def close(self) -> None:
         """Everything goes: the zygote, its PID namespace, every process of its uid, its dirs."""

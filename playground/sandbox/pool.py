@@ -142,8 +142,7 @@ class WorkerPool:
             worker.wait_ready(START_TIMEOUT_S)
         except Exception as e:  # any failure to start is reported to waiting submitters
             if worker is not None:
-                worker.kill()
-                worker.release()
+                _discard(worker)
             with self._cond:
                 self._starting -= 1
                 self._failures += 1
@@ -167,8 +166,9 @@ class WorkerPool:
     def _retire(self, worker: SandboxedWorker, kill: bool = True) -> None:
         """Off the caller's thread: stop and clean up a worker, then start its replacement."""
         if kill:
-            worker.kill()
-        worker.release()
+            _discard(worker)
+        else:
+            worker.release()
         with self._cond:
             self._fill()
             self._cond.notify_all()
@@ -195,8 +195,7 @@ class WorkerPool:
             idle, self._ready = self._ready, []
             self._cond.notify_all()
         for worker in idle:
-            worker.kill()
-            worker.release()
+            _discard(worker)
         if self._zygotes is not None:
             self._zygotes.close()
 
@@ -212,6 +211,11 @@ def _limits(config: SandboxConfig, worker: SandboxedWorker, timeout: float) -> d
     if worker.uid is not None:
         limits["uid"] = worker.uid               # the job ran as this uid, alone
     return limits
+
+
+def _discard(worker: SandboxedWorker) -> None:
+    worker.kill()
+    worker.release()
 
 
 def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -> Report:

@@ -239,11 +239,7 @@ class WorkerProcess(SandboxedWorker):
     def kill(self) -> None:
         """Stops everything the job started: the PID namespace dies with bwrap, a setsid
         child of the process fallback dies by the uid-wide sweep."""
-        if self.proc.returncode is None:     # a reaped pid may belong to someone else by now
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
+        kill_group(self.proc)
         from .supervisor import sweep
         sweep(self.uid)
 
@@ -266,6 +262,16 @@ class WorkerProcess(SandboxedWorker):
         """After kill(): reap, check nothing of the uid is left, free the uid and the dirs."""
         reap_and_free(getattr(self, "proc", None), self.uid, self.dirs)
         self._close_pipes()
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL to a sandbox's process group, only while it is unreaped: a reaped pid may belong
+    to someone else by now."""
+    if proc.returncode is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],

@@ -105,7 +105,6 @@ class Zygote:
         finally:
             os.close(report_r)
         if init <= 0:
-            self.kill(pid)
             self.wait_gone(pid)
             raise OSError("the forked worker could not isolate itself (see its stderr)")
         self.inits[pid] = init
@@ -113,22 +112,13 @@ class Zygote:
 
     def kill(self, keeper: int) -> dict:
         """SIGKILL to an init empties its whole PID namespace (and the keeper follows it)."""
-        for pid in (self.inits.get(keeper, 0), keeper):
-            if pid > 0:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        _sigkill(self.inits.get(keeper, 0), keeper)
         return {"killed": keeper}
 
     def wait_gone(self, keeper: int) -> dict:
         """Kills, then waits until the keeper and its init are reaped: their namespace is empty."""
         targets = [p for p in (self.inits.pop(keeper, 0), keeper) if p > 0]
-        for pid in targets:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        _sigkill(*targets)
         deadline = time.monotonic() + KILL_WAIT_S
         while time.monotonic() < deadline:
             self.reap()
@@ -156,8 +146,7 @@ def _keeper(control: int, job_in: int, events: int, stderr: int, report: int, fo
         namespaces.unshare_all()
         namespaces.private_mounts(tmp_mb, f"{JOB_MOUNT}/{folder}", JOB_MOUNT)
     except OSError as error:
-        print(f"worker isolation failed: {error}", file=sys.stderr, flush=True)
-        os._exit(71)
+        _isolation_failed(error, 71)
     lifeline_r, lifeline_w = os.pipe()
     init = os.fork()
     if init == 0:
@@ -167,14 +156,10 @@ def _keeper(control: int, job_in: int, events: int, stderr: int, report: int, fo
     os.write(report, str(init).encode())
     for fd in (report, job_in, events, stderr, lifeline_r):
         os.close(fd)
-    while True:                 # the lifeline stays open while we live; then we follow init
-        try:
-            os.waitpid(init, 0)
-            break
-        except ChildProcessError:
-            break
-        except InterruptedError:
-            continue
+    try:
+        os.waitpid(init, 0)     # the lifeline stays open while we live; then we follow init
+    except ChildProcessError:
+        pass
     os._exit(0)
 
 
@@ -184,8 +169,7 @@ def _init(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) ->
     try:
         namespaces.become_init()
     except OSError as error:
-        print(f"worker isolation failed: {error}", file=sys.stderr, flush=True)
-        os._exit(72)
+        _isolation_failed(error, 72)
     if select.select([lifeline], [], [], 0)[0]:   # EOF: the keeper died before PDEATHSIG was set
         os._exit(0)
     worker = os.fork()
@@ -227,6 +211,21 @@ def _worker(job_in: int, events: int, stderr: int, limits: dict) -> None:
         serve(Channel(events), limits)
     finally:
         os._exit(1)
+
+
+def _isolation_failed(error: OSError, code: int) -> None:
+    """Said on the worker's own stderr, which the host shows when the worker never got ready."""
+    print(f"worker isolation failed: {error}", file=sys.stderr, flush=True)
+    os._exit(code)
+
+
+def _sigkill(*pids: int) -> None:
+    for pid in pids:
+        if pid > 0:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _exists(pid: int) -> bool:
