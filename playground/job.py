@@ -38,9 +38,11 @@ class Job:
 
 @dataclass(frozen=True)
 class ErrorInfo:
-    type: str
+    type: str                               # the Python exception's name: "SyntaxError"
     message: str
-    line: Optional[int] = None
+    line: Optional[int] = None              # in the user's file
+    column: Optional[int] = None            # 1-based, where Python knows it (syntax errors)
+    traceback: str = ""                     # the user's frames (and TF's), as Python prints them
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class CallRecord:
     error: Optional[ErrorInfo] = None
     tracing_count: int = 0                  # TF's count after this call
     duration_s: float = 0.0
+    handled: bool = False                   # script mode: it raised, and the script caught it
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,7 @@ class FunctionReport:
     conversion_note: str = ""               # e.g. why AutoGraph could not convert a lambda
     retracing_warnings: list[str] = field(default_factory=list)
     line: Optional[int] = None              # where the function is defined
+    global_names: list[str] = field(default_factory=list)  # module names bound to it at the end
 
 
 @dataclass(frozen=True)

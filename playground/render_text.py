@@ -1,6 +1,7 @@
 """Renders a Report as the plain-text summary a person wants in a terminal."""
 from __future__ import annotations
 
+from .i18n import _
 from .job import FunctionReport, Report
 
 
@@ -13,6 +14,8 @@ def render_function(f: FunctionReport) -> list[str]:
     for c in f.calls:
         # A call that raised while tracing added no graph, but it did not reuse one either.
         mark = "TRACED" if c.retraced else "raised" if c.error else "cached"
+        mark += _(" (raised, handled by the script)") if c.handled and c.retraced else \
+            _(" (handled by the script)") if c.handled else ""
         head = f"  #{c.index} ({c.args or 'no arguments'})  {mark}"
         if c.reason:
             head += f"  because {c.reason}"
@@ -20,7 +23,8 @@ def render_function(f: FunctionReport) -> list[str]:
         lines += _indent(c.stdout) if c.stdout.strip() else []
         if c.error:
             where = f" at line {c.error.line}" if c.error.line else ""
-            lines.append(f"      ! {c.error.type}{where}: {c.error.message.splitlines()[-1][:200]}")
+            message = c.error.message.splitlines()[-1][:200] if c.error.message else ""
+            lines.append(f"      ! {c.error.type}{where}: {message}")
         elif c.output is not None:
             lines.append(f"      -> {c.output}")
     if f.graph:
@@ -58,7 +62,19 @@ def render(report: Report) -> str:
              f"status: {report.status}: {report.message}"]
     if report.error:
         where = f" (line {report.error.line})" if report.error.line else ""
-        lines.append(f"error{where}: {report.error.type}: {report.error.message}")
+        if report.error.traceback:   # Python's own shape, which ends with the message
+            lines.append(f"error{where}: {report.error.type}")
+            lines += _indent(report.error.traceback, "  ")
+        else:
+            lines.append(f"error{where}: {report.error.type}: {report.error.message}")
+    environment = report.environment
+    if environment:
+        lines.append(_("environment: Python {python}, {cpus} CPU(s), TF threads intra-op {intra} / "
+                       "inter-op {inter}, oneDNN {onednn}").format(
+            python=environment.get("python", "?"), cpus=environment.get("cpu_count", "?"),
+            intra=environment.get("intra_op_threads", "?"),
+            inter=environment.get("inter_op_threads", "?"),
+            onednn=_("on") if environment.get("onednn") else _("off")))
     for f in report.functions:
         lines.append("")
         lines += render_function(f)

@@ -11,6 +11,7 @@ import inspect
 import logging
 import os
 import time
+import traceback
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
@@ -21,10 +22,11 @@ from .. import specs
 from ..config import settings
 from ..errors import PlaygroundError
 from ..job import ErrorInfo, ExportInfo, FunctionReport, Job, Report
-from . import convert, device as devices, export as exporting, graphs, pitfalls, timing
+from . import (convert, device as devices, export as exporting, frames, graphs, observe, pitfalls,
+               timing)
 from .capture import OutputCapture
-from .entry import ScriptRecorder, resolve, source_function, unwrap
-from .source import compile_source, error_info, new_module
+from .entry import resolve, source_function, unwrap
+from .source import as_main, compile_source, error_info, new_module
 from .tracing import Emit, TrackedFunction
 from .values import make_args
 
@@ -38,7 +40,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
     if job.verify is not None:
         return _verify(job, started)
     config = settings()
-    capture = OutputCapture(config.output_cap_bytes)
+    capture = OutputCapture(config.output_cap_bytes, clean=frames.clean)
     run = _Run(job, emit, capture)
     reports: Optional[list[FunctionReport]] = None
     try:
@@ -46,11 +48,14 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
         signature = specs.parse_signature(job.signature or "")
         device = devices.select(job.device)
         run.device = device
+        emit({"event": "environment", "tensorflow_version": tf.__version__,  # before user code,
+              "device": devices.describe(device),                             # so a stopped run
+              "environment": devices.environment(device)})                    # still says where
         with capture.redirect(), tf.device(device), _retracing_warnings() as retrace_log:
             code = compile_source(job.source, job.filename)                  # 1. load the source
             module = new_module(job.filename)
             if job.function is None:
-                run.script_mode(code, module.__dict__)                        # 2-4, script mode
+                run.script_mode(code, module)                                 # 2-4, script mode
             else:
                 run.exec_module(code, module.__dict__)
                 target, run.owner = resolve(job.function, module.__dict__)    # 2. resolve the entry
@@ -61,7 +66,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
     except _Stop:
         run.stdout = capture.text()
     except PlaygroundError as e:
-        run.error = run.error or ErrorInfo(type(e).__name__, str(e), None)
+        run.error = run.error or _playground_error(e)
     except RESOURCE_ERRORS as e:
         run.error, run.status = error_info(e, job.filename), "memory"
     finally:
@@ -79,7 +84,7 @@ class _Run:
     def __init__(self, job: Job, emit: Emit, capture: OutputCapture) -> None:
         self.job, self.emit, self.capture = job, emit, capture
         self.tracked: list[TrackedFunction] = []
-        self.options: dict[int, dict] = {}
+        self.global_names: dict[TrackedFunction, list[str]] = {}
         self.error: Optional[ErrorInfo] = None
         self.status = "ok"
         self.stdout = ""
@@ -88,36 +93,45 @@ class _Run:
         self.plan: list[specs.CallSpec] = []
         self.export: Optional[ExportInfo] = None
 
-    def make_tracked(self, fn: Any, name: str, python_function: Callable) -> TrackedFunction:
+    def make_tracked(self, fn: Any, name: str, python_function: Callable,
+                     options: dict) -> TrackedFunction:
         return TrackedFunction(fn, name, python_function, capture=self.capture,
-                               filename=self.job.filename, emit=self.emit)
+                               filename=self.job.filename, emit=self.emit, options=options)
 
     def exec_module(self, code: Any, namespace: dict) -> None:
         try:
             exec(code, namespace)  # noqa: S102 - this is the user's code, inside the sandbox
         except RESOURCE_ERRORS:
             raise
-        except Exception as e:  # the user's code raised: report it with the user's line
-            self.error = error_info(e, self.job.filename)
-            raise _Stop() from e
         except SystemExit as e:  # exit() is the user's too: report it, don't exit
-            self.error = ErrorInfo("SystemExit", f"the code called exit({e.code})", None)
+            if self.job.function is None and e.code in (None, 0, False):
+                return           # a script that exits 0 has succeeded, as under plain Python
+            self.error = dataclasses.replace(error_info(e, self.job.filename), message=(
+                f"the code called exit({e.code!r})"))
             raise _Stop() from e
-        except KeyboardInterrupt as e:  # raised by the code itself, not by a person at a terminal
+        except (Exception, KeyboardInterrupt) as e:  # the user's code raised: at the user's line
             self.error = error_info(e, self.job.filename)
             raise _Stop() from e
 
-    def script_mode(self, code: Any, namespace: dict) -> None:
+    def script_mode(self, code: Any, module: Any) -> None:
+        """Runs the file as `python file.py` would, recording its tf.functions through TF's own
+        Function class (observe.py). The outcome is the script's: a call that raised and was
+        caught is recorded as handled, not as a failed run."""
         overrides = {k: True for k in ("reduce_retracing", "jit_compile") if getattr(self.job, k)}
-        recorder = ScriptRecorder(self.make_tracked, overrides)
+        observer = observe.Observer(self.make_tracked, self.job.filename, overrides)
+        escaped: Optional[BaseException] = None
         try:
-            with recorder.patched():
-                self.exec_module(code, namespace)
-        except _Stop:
-            pass
+            with observe.observing(observer), as_main(module, self.job.source):
+                self.exec_module(code, module.__dict__)
+        except _Stop as stop:
+            escaped = stop.__cause__
         finally:
-            self.tracked = recorder.functions
-            self.options = {id(t): recorder.options[id(t)] for t in self.tracked}
+            self.tracked = observer.reported()
+            self.global_names = observer.global_names(module.__dict__)
+            unhandled = observe.escaped_call(escaped)
+            for tracked in self.tracked:
+                tracked.mark_handled(unhandled[1] if unhandled and unhandled[0] is tracked
+                                     else None)
 
     def entry_mode(self, target: Any, calls: list[specs.CallSpec],
                    signature: tuple[specs.TensorSpec, ...]) -> None:
@@ -134,8 +148,8 @@ class _Run:
         except Exception as e:
             self.error = error_info(e, self.job.filename)
             return
-        tracked = self.make_tracked(fn, name, python_function)
-        self.tracked, self.options, self.plan = [tracked], {id(tracked): options}, calls
+        tracked = self.make_tracked(fn, name, python_function, options)
+        self.tracked, self.plan = [tracked], calls
         for index, call in enumerate(calls):
             mismatch = _arity_error(python_function, call)
             if mismatch:
@@ -145,7 +159,7 @@ class _Run:
             tracked.call(args, kwargs, str(call))
 
     def function_report(self, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
-        options = self.options.get(id(tracked), {})
+        options = tracked.options
         code, note = convert.converted_code(tracked.python_function)   # 5. convert the code
         graph = hlo = measured = None
         notes = [note] if note else []
@@ -170,7 +184,8 @@ class _Run:
             concrete_signatures=tracked.concrete_signatures(), converted_code=code,
             graph=graph, hlo=hlo, timing=measured, conversion_note=" ".join(notes),
             retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
-            line=_line_of(tracked.python_function, self.job.filename))
+            line=_line_of(tracked.python_function, self.job.filename),
+            global_names=self.global_names.get(tracked, []))
 
     def export_entry(self) -> None:
         """SavedModel and TensorBoard log of the entry function, when the job asks."""
@@ -182,7 +197,7 @@ class _Run:
             return
         tracked = self.tracked[0]
         try:
-            self.export = exporting.export(tracked, self.options[id(tracked)], self.owner,
+            self.export = exporting.export(tracked, tracked.options, self.owner,
                                            exporting.out_dir())
         except Exception as e:  # an export failure must not lose the analysis
             self.export = ExportInfo([], False, "", reason=f"Export failed: {type(e).__name__}: {e}")
@@ -224,7 +239,9 @@ class _Run:
     def report(self, functions: list[FunctionReport], warnings: list, duration: float,
                truncated: bool) -> Report:
         status = self.status
-        if status == "ok" and (self.error or any(c.error for f in functions for c in f.calls)):
+        # A script's outcome is the script's; a planned call that raised fails the entry run.
+        failed_call = any(c.error and not c.handled for f in functions for c in f.calls)
+        if status == "ok" and (self.error or failed_call):
             status = "error"
         message = _summary(status, self.error, functions)
         if truncated:
@@ -302,9 +319,20 @@ def _summary(status: str, error: Optional[ErrorInfo], functions: list[FunctionRe
     if error is not None:
         where = f" (line {error.line})" if error.line else ""
         return f"{error.type}{where}: {error.message.splitlines()[0][:200]}"
-    failed = sum(1 for f in functions for c in f.calls if c.error)
+    failed = sum(1 for f in functions for c in f.calls if c.error and not c.handled)
+    handled = sum(1 for f in functions for c in f.calls if c.handled)
     text = f"{len(functions)} function(s), {calls} call(s), {traces} trace(s)"
-    return text + (f", {failed} call(s) raised" if failed else "")
+    text += f", {failed} call(s) raised" if failed else ""
+    return text + (f", {handled} call(s) raised and were handled by the script" if handled else "")
+
+
+def _playground_error(e: PlaygroundError) -> ErrorInfo:
+    """A source error keeps the Python exception's name, line and column."""
+    cause = e.__cause__
+    if isinstance(cause, SyntaxError):
+        return ErrorInfo(type(cause).__name__, cause.msg, cause.lineno, cause.offset,
+                         traceback="".join(traceback.format_exception_only(cause)))
+    return ErrorInfo(type(e).__name__, str(e), None)
 
 
 @contextmanager

@@ -10,14 +10,16 @@ import os
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 DEFAULT_OUTPUT_CAP = 1 << 20  # 1 MiB kept per run; the rest is dropped
 
 
 class OutputCapture:
-    def __init__(self, cap_bytes: int = DEFAULT_OUTPUT_CAP) -> None:
+    def __init__(self, cap_bytes: int = DEFAULT_OUTPUT_CAP,
+                 clean: Callable[[str], str] = lambda text: text) -> None:
         self.cap_bytes = cap_bytes
+        self.clean = clean                  # applied to what is read back, never to the file
         self._file = tempfile.TemporaryFile()
         self._saved: list[int] = []
         self.truncated = False
@@ -33,7 +35,7 @@ class OutputCapture:
             self.truncated = True
             length = self.cap_bytes
         data = os.pread(self._file.fileno(), length, start)
-        return data.decode("utf-8", "replace")
+        return self.clean(data.decode("utf-8", "replace"))
 
     @contextmanager
     def redirect(self) -> Iterator["OutputCapture"]:

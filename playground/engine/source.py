@@ -10,10 +10,13 @@ import linecache
 import sys
 import traceback
 import types
+from contextlib import contextmanager
+from typing import Iterator
 
 from ..errors import SourceError
 from ..source_text import check_text
 from ..job import ErrorInfo
+from .frames import clean, format_exception
 
 MODULE_NAME = "playground_user"
 
@@ -28,8 +31,8 @@ def compile_source(source: str, filename: str) -> types.CodeType:
     register(source, filename)
     try:
         return compile(source, filename, "exec")
-    except SyntaxError as e:
-        raise SourceError(f"SyntaxError: {e.msg} (line {e.lineno})") from e
+    except SyntaxError as e:  # the engine reports it under Python's own name, line and column
+        raise SourceError(f"{type(e).__name__}: {e.msg} (line {e.lineno})") from e
 
 
 def new_module(filename: str) -> types.ModuleType:
@@ -39,6 +42,34 @@ def new_module(filename: str) -> types.ModuleType:
     module.__dict__["__source_file__"] = filename
     sys.modules[MODULE_NAME] = module
     return module
+
+
+class _SourceLoader:
+    """linecache asks a module's loader for source it cannot find on disk: AutoGraph refreshes
+    linecache for any module whose __file__ is the function's file."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def get_source(self, name: str) -> str:
+        return self.source
+
+
+@contextmanager
+def as_main(module: types.ModuleType, source: str) -> Iterator[types.ModuleType]:
+    """Makes the module what `python file.py` makes of a script: __main__ (so its
+    `if __name__ == "__main__":` block runs), with __file__ and sys.argv naming the file."""
+    filename = module.__dict__["__source_file__"]
+    module.__dict__.update(__name__="__main__", __file__=filename,
+                           __loader__=_SourceLoader(source), __spec__=None)
+    saved_main, saved_argv = sys.modules.get("__main__"), sys.argv
+    sys.modules["__main__"], sys.argv = module, [filename]
+    try:
+        yield module
+    finally:
+        sys.argv = saved_argv
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
 
 
 def user_line(exc: BaseException, filename: str) -> int | None:
@@ -63,7 +94,15 @@ MAX_MESSAGE = 4000
 
 
 def error_info(exc: BaseException, filename: str) -> ErrorInfo:
-    message = str(exc).strip() or type(exc).__name__
+    try:
+        message = clean(str(exc).strip()) or type(exc).__name__
+    except Exception:  # noqa: BLE001 - a user's exception whose __str__ raises
+        message = type(exc).__name__
     if len(message) > MAX_MESSAGE:  # keep both ends: TF's own error is at the end
         message = message[:1000] + "\n  ...\n" + message[-(MAX_MESSAGE - 1000):]
-    return ErrorInfo(type=type(exc).__name__, message=message, line=user_line(exc, filename))
+    column = exc.offset if isinstance(exc, SyntaxError) else None
+    tb = format_exception(exc)
+    if len(tb) > 4 * MAX_MESSAGE:
+        tb = tb[:MAX_MESSAGE] + "\n  ...\n" + tb[-3 * MAX_MESSAGE:]
+    return ErrorInfo(type=type(exc).__name__, message=message, line=user_line(exc, filename),
+                     column=column, traceback=tb)

@@ -7,8 +7,10 @@ generalised the new trace (e.g. (3,) then (5,) traced as (None,)).
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import tensorflow as tf
@@ -26,10 +28,12 @@ class TrackedFunction:
     """One tf.function under observation, with the record of every call it received."""
 
     def __init__(self, fn: Any, name: str, python_function: Callable, *, capture: OutputCapture,
-                 filename: str, emit: Optional[Emit] = None) -> None:
+                 filename: str, emit: Optional[Emit] = None,
+                 options: Optional[dict] = None) -> None:
         self.fn = fn
         self.name = name
         self.python_function = python_function
+        self.options = options or {}         # the tf.function options it was built with
         self.capture = capture
         self.filename = filename
         self.emit = emit or (lambda event: None)
@@ -42,33 +46,53 @@ class TrackedFunction:
     def tracing_count(self) -> int:
         return int(self.fn.experimental_get_tracing_count())
 
-    def call(self, args: list, kwargs: dict, label: str, *, reraise: bool = False) -> Any:
-        index = len(self.calls)
-        self.emit({"event": "call_started", "function": self.name, "index": index, "args": label})
-        start, before = self.capture.offset(), self.tracing_count
-        t0 = time.perf_counter()
-        result, error, exc = None, None, None
+    def call(self, args: list, kwargs: dict, label: str) -> None:
+        """Entry mode: makes one planned call; what it raises is recorded on the call."""
+        pending = self.begin(args, kwargs, label)
         try:
             result = self.fn(*args, **kwargs)
+        except Exception as e:  # the user's code raised: record it on this call
+            self.finish(pending, error=e)
+        else:
+            self.finish(pending, result=result)
+
+    def begin(self, args: list, kwargs: dict, label: str) -> "_Pending":
+        index = len(self.calls)
+        self.emit({"event": "call_started", "function": self.name, "index": index, "args": label})
+        return _Pending(index, label, args, kwargs, self.capture.offset(), self.tracing_count,
+                        time.perf_counter())
+
+    def finish(self, pending: "_Pending", result: Any = None,
+               error: Optional[BaseException] = None) -> None:
+        """Records the call; never raises, so observing a call cannot change its outcome."""
+        duration = time.perf_counter() - pending.started
+        try:
+            self._record(pending, result, error, duration)
+        except Exception:  # noqa: BLE001 - a failure of ours must not become the user's
+            self.calls.append(CallRecord(index=pending.index, args=pending.label, retraced=False,
+                                         reason=None, stdout="", output=None,
+                                         duration_s=duration))
+
+    def _record(self, pending: "_Pending", result: Any, error: Optional[BaseException],
+                duration: float) -> None:
+        args, kwargs, index = pending.args, pending.kwargs, pending.index
+        output, info = None, None
+        if error is None:
             output = summarize(result)
             self.last_ok_args = (args, kwargs)
             self._remember(index, args, kwargs, result)
-        except Exception as e:  # the user's code raised: record it on this call
-            output, error, exc = None, error_info(e, self.filename), e
-        duration = time.perf_counter() - t0
+        else:
+            info = error_info(error, self.filename)
         after = self.tracing_count
-        retraced = after > before
+        retraced = after > pending.tracing_count
         reason = self._reason(args, kwargs) if retraced else None
-        record = CallRecord(index=index, args=label, retraced=retraced, reason=reason,
-                            stdout=self.capture.text(start), output=output, error=error,
+        record = CallRecord(index=index, args=pending.label, retraced=retraced, reason=reason,
+                            stdout=self.capture.text(pending.offset), output=output, error=info,
                             tracing_count=after, duration_s=duration)
         self.calls.append(record)
         self.emit({"event": "call_finished", "function": self.name, "index": index,
                    "retraced": retraced, "reason": reason, "tracing_count": after,
-                   "error": error.message if error else None})
-        if exc is not None and reraise:
-            raise exc
-        return result
+                   "error": info.message if info else None})
 
     def _remember(self, index: int, args: list, kwargs: dict, result: Any) -> None:
         """Keeps a few successful calls by parameter name, for the SavedModel reload check."""
@@ -79,6 +103,12 @@ class TrackedFunction:
         except (TypeError, ValueError):
             return
         self.successes.append((index, dict(bound.arguments), result))
+
+    def mark_handled(self, unhandled_index: Optional[int] = None) -> None:
+        """Script mode, after the script: every call that raised was handled by the user's code,
+        except the one whose exception ended the script."""
+        self.calls = [dataclasses.replace(c, handled=c.index != unhandled_index)
+                      if c.error is not None else c for c in self.calls]
 
     def record_refused(self, label: str, message: str) -> None:
         """A planned call that cannot bind to the function's parameters; TF is not called."""
@@ -128,6 +158,19 @@ class TrackedFunction:
             return {name: trace_type.from_value(v) for name, v in bound.arguments.items()}
         except Exception:  # *args functions, odd signatures: fall back to the traced types
             return {}
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A call under way: what it was given, and the output offset and count before it."""
+
+    index: int
+    label: str
+    args: list
+    kwargs: dict
+    offset: int
+    tracing_count: int
+    started: float
 
 
 def _weight(diffs: list[str]) -> int:

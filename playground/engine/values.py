@@ -42,22 +42,98 @@ def make_args(call: CallSpec, call_index: int) -> tuple[list[Any], dict[str, Any
 
 
 def summarize(value: Any) -> str:
-    """"float32[3] [2. 4. 6.]": dtype, shape and the first values, truncated."""
-    if isinstance(value, (tf.Tensor, tf.Variable)):
-        try:
-            array = value.numpy()
-        except Exception:  # a symbolic tensor leaked out of a graph
-            return str(value)[:_MAX_SUMMARY]
-        dims = ",".join(str(d) for d in value.shape)
-        text = np.array2string(np.asarray(array), threshold=20, edgeitems=3,
-                               max_line_width=120) if array.ndim else repr(array.item())
-        out = f"{value.dtype.name}[{dims}] {text}"
-    elif isinstance(value, (list, tuple)):
-        inner = ", ".join(summarize(v) for v in value)
-        out = f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
-    elif isinstance(value, dict):
-        out = "{" + ", ".join(f"{k!r}: {summarize(v)}" for k, v in value.items()) + "}"
-    else:
-        out = repr(value)
-    out = " ".join(out.split())  # one line, however numpy wrapped it
+    """"float32[3] [2. 4. 6.]": dtype, shape and the first values, on one line, truncated.
+
+    Never raises and never calls the user's own __repr__ (it could print, raise or hang): a
+    formatting failure must not lose the run.
+    """
+    try:
+        out = " ".join(_summary(value, depth=0).split())  # one line, however numpy wrapped it
+    except Exception as e:  # noqa: BLE001
+        out = f"<{_type_name(value)}: not printable ({type(e).__name__})>"
     return out if len(out) <= _MAX_SUMMARY else out[: _MAX_SUMMARY - 3] + "..."
+
+
+def label_of(value: Any) -> str:
+    """A call's argument as the call plan writes it: float32[2,3] for a tensor, else its summary."""
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        dims = ",".join("None" if d is None else str(d) for d in value.shape)
+        return f"{value.dtype.name}[{dims}]"
+    text = summarize(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_SCALARS = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis))
+_MAX_ITEMS = 20
+_MAX_DEPTH = 4
+
+
+def _summary(value: Any, depth: int) -> str:
+    if depth > _MAX_DEPTH:
+        return "..."
+    if isinstance(value, (tf.Tensor, tf.Variable)):
+        return _tensor(value)
+    if isinstance(value, tf.RaggedTensor):
+        return f"RaggedTensor {value.dtype.name}{_dims(value.shape)} {_values(value.to_list())}"
+    if isinstance(value, tf.SparseTensor):
+        return (f"SparseTensor {value.dtype.name}{_dims(value.shape)} "
+                f"{int(value.values.shape[0])} value(s)")
+    if isinstance(value, _SCALARS) or isinstance(value, np.generic):
+        return _values(value)
+    if isinstance(value, np.ndarray):
+        return f"ndarray {value.dtype}{list(value.shape)} {_values(value)}"
+    if _is_namedtuple(value):
+        fields = ", ".join(f"{k}={_summary(v, depth + 1)}"
+                           for k, v in list(zip(value._fields, value))[:_MAX_ITEMS])
+        return f"{type(value).__name__}({fields})"
+    if type(value) in (list, tuple):
+        inner = ", ".join(_summary(v, depth + 1) for v in value[:_MAX_ITEMS])
+        inner += ", ..." if len(value) > _MAX_ITEMS else ""
+        return f"({inner}{',' if len(value) == 1 else ''})" if type(value) is tuple else f"[{inner}]"
+    if type(value) is dict:
+        items = list(value.items())[:_MAX_ITEMS]
+        inner = ", ".join(f"{_summary(k, depth + 1)}: {_summary(v, depth + 1)}" for k, v in items)
+        return "{" + inner + (", ..." if len(value) > _MAX_ITEMS else "") + "}"
+    return f"<{_type_name(value)} object>"
+
+
+def _tensor(value: tf.Tensor) -> str:
+    try:
+        array = value.numpy()
+    except Exception:  # a symbolic tensor leaked out of a graph
+        return f"<symbolic tensor {value.dtype.name}{_dims(value.shape)}>"
+    return f"{value.dtype.name}{_dims(value.shape)} {_values(array)}"
+
+
+def _values(array: Any) -> str:
+    array = np.asarray(array) if not isinstance(array, (list, str, bytes)) else array
+    if isinstance(array, np.ndarray) and array.ndim:
+        return np.array2string(array, threshold=20, edgeitems=3, max_line_width=120,
+                               formatter=_BYTES_FORMATTER)
+    item = array.item() if isinstance(array, np.ndarray) else array
+    return repr(item)[:_MAX_SUMMARY]
+
+
+# Strings come back from TF as bytes objects; numpy's default would try str() on huge ones.
+_BYTES_FORMATTER = {"object": lambda v: repr(v)[:40]}
+
+
+def _dims(shape: Any) -> str:
+    try:
+        dims = shape.as_list() if shape.rank is not None else None
+    except (AttributeError, ValueError):
+        return "[?]"
+    if dims is None:
+        return "[<unknown rank>]"
+    return "[" + ",".join("None" if d is None else str(d) for d in dims) + "]"
+
+
+def _is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def _type_name(value: Any) -> str:
+    kind = type(value)
+    module = getattr(kind, "__module__", "")
+    return kind.__qualname__ if module in ("builtins", "playground_user", "__main__") \
+        else f"{module}.{kind.__qualname__}"

@@ -73,11 +73,17 @@ def _died(outcome: Outcome, limits: dict) -> Report:
 
 
 def _empty(status: str, message: str, outcome: Outcome) -> Report:
+    """A run that left no report still says where it ran: the worker said so before the
+    user's code started."""
     tail = outcome.stderr[-2000:] if outcome.stderr else ""
-    return Report(tensorflow_version="unknown", device="unknown", status=status,  # type: ignore[arg-type]
+    known = outcome.environment
+    environment = known.get("environment")
+    return Report(tensorflow_version=str(known.get("tensorflow_version", "unknown")),
+                  device=str(known.get("device", "unknown")), status=status,  # type: ignore[arg-type]
                   error=ErrorInfo(type=status.capitalize(), message=message),
                   stdout=tail, warnings=[], functions=[], message=message,
-                  duration_s=outcome.wall_s)
+                  duration_s=outcome.wall_s,
+                  environment=environment if isinstance(environment, dict) else {})
 
 
 def sandbox_info(isolation: str, limits: dict, notes: tuple[str, ...],

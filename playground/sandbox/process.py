@@ -84,11 +84,6 @@ class SandboxedWorker:
         """Where the worker sees one of its dirs."""
         return mount if self.config.isolation == "bubblewrap" else host_path
 
-    def job_path(self) -> str:
-        if self.config.isolation == "bubblewrap":
-            return f"{bwrap.JOB_MOUNT}/{layout.JOB_FILE}"
-        return os.path.join(self.dirs.job, layout.JOB_FILE)
-
     def wait_ready(self, timeout_s: float) -> None:
         for event in self.events(time.monotonic() + timeout_s):
             if event.get("event") == "ready":
@@ -100,12 +95,12 @@ class SandboxedWorker:
                            f"exit status {self.exit_code()}"))
 
     def start_job(self, job: Job) -> Job:
-        """Writes the source where the job can read but not change it, then hands it over."""
+        """Writes the source where the job can read but not change it, then hands it over. The
+        job keeps the user's file name: tracebacks name their file, not the sandbox's path."""
         self.prioritise()
         layout.write_job_file(self.dirs, job.source, self.uid)
         job = exports.attach(job, self.dirs.job, self._inside(self.dirs.job, bwrap.JOB_MOUNT),
                              self.uid)
-        job = dataclasses.replace(job, filename=self.job_path())
         try:
             self._send_job((job_to_json(job) + "\n").encode())
         except OSError as e:

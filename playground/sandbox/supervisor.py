@@ -26,6 +26,7 @@ class Outcome:
     wall_s: float = 0.0
     job: Optional[Job] = None
     files: exports.FileSink = field(default_factory=exports.FileSink)
+    environment: dict[str, Any] = field(default_factory=dict)  # said before the user's code ran
 
 
 def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
@@ -46,6 +47,8 @@ def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
             if kind == "file":
                 outcome.files.receive(event)
                 continue
+            if kind == "environment":
+                outcome.environment = event
             if on_event is not None and kind not in ("ready",):
                 _forward(on_event, event)
     except TimeoutError:

@@ -32,7 +32,7 @@ def environment_line(report: Report, number: int) -> None:
 
 def summary(report: Report) -> None:
     calls = sum(len(f.calls) for f in report.functions)
-    failed = sum(1 for f in report.functions for c in f.calls if c.error)
+    failed = sum(1 for f in report.functions for c in f.calls if c.error and not c.handled)
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Traces", report.tracing_count,
               help="How many times tf.function traced the Python body into a graph.")

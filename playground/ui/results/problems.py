@@ -19,7 +19,7 @@ def problem_lines(result: Result) -> dict[int, str]:
         lines[report.error.line] = report.error.type
     for function in report.functions:
         for call in function.calls:
-            if call.error and call.error.line:
+            if call.error and call.error.line and not call.handled:
                 lines.setdefault(call.error.line, call.error.type)
     return lines
 
@@ -43,7 +43,7 @@ def grouped_errors(result: Result) -> list[tuple[str, ErrorInfo]]:
     report, seen = result.report, {}
     for function in report.functions:
         for call in function.calls:
-            if call.error:
+            if call.error and not call.handled:   # a call the script caught is no problem
                 seen.setdefault((call.error.type, call.error.message), (call.error, []))[1].append(
                     str(call.index + 1))
     errors = [(("call " if len(calls) == 1 else "calls ") + ", ".join(calls), error)
@@ -64,7 +64,7 @@ def render(result: Result) -> None:
         st.warning(f"**{warning.code}** ({where}): {warning.message}\n\n**Fix:** {warning.fix}")
     for where, error in errors:
         st.error(f"**{error.type}** in {where}" + (f", line {error.line}" if error.line else ""))
-        st.code(error.message, language="text")
+        st.code(error.traceback or error.message, language="text")
     marks = problem_lines(result)
     if marks:
         st.markdown("**Your code, with the offending lines highlighted**")

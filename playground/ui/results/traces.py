@@ -4,6 +4,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...i18n import _
 from ...job import FunctionReport
 from .. import keys
 
@@ -11,7 +12,10 @@ from .. import keys
 def timeline_rows(function: FunctionReport) -> list[dict]:
     rows = []
     for call in function.calls:
-        outcome = f"{call.error.type}: {call.error.message.splitlines()[-1]}" if call.error else (call.output or "")
+        outcome = call.output or ""
+        if call.error:
+            handled = _(" (handled by your code)") if call.handled else ""
+            outcome = f"{call.error.type}{handled}: {call.error.message.splitlines()[-1]}"
         rows.append({"call": call.index + 1, "arguments": call.args,
                      "traced": "traced" if call.retraced else "reused graph",
                      "reason": call.reason or "", "traces so far": call.tracing_count,

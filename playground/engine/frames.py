@@ -1,0 +1,87 @@
+"""Decides what a user may see of a stack: their own frames and TensorFlow's, as plain Python
+would show them, never the worker's or the engine's, and no host paths.
+
+Tracebacks are not the only stacks: TF puts whole Python stacks into its messages ("... was
+defined here:", "defined at (most recent call last):"), taken while the worker was running the
+user's code, so the same filter applies to every text that reaches the user.
+"""
+from __future__ import annotations
+
+import os
+import re
+import site
+import sys
+import sysconfig
+import traceback
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../playground
+_INTERNAL_FILES = ("<frozen runpy>", "<frozen importlib._bootstrap>",
+                   "<frozen importlib._bootstrap_external>")
+_FRAME = re.compile(r'^(?P<indent>\s*)File "(?P<file>[^"]+)", line \d+')
+
+
+def _path_prefixes() -> list[tuple[str, str]]:
+    """Host directories and the neutral names shown in their place, longest first."""
+    pairs = [(p, "site-packages") for p in site.getsitepackages() + [site.getusersitepackages()]]
+    pairs += [(sysconfig.get_paths()["stdlib"], f"python{sys.version_info[0]}."
+                                                f"{sys.version_info[1]}"),
+              (os.path.dirname(_PACKAGE), ""), (sys.prefix, "python"),
+              (sys.base_prefix, "python")]
+    seen, out = set(), []
+    for path, name in sorted(pairs, key=lambda p: -len(p[0])):
+        path = os.path.realpath(path) if os.path.isabs(path) else path
+        for variant in {path, path.rstrip("/")}:
+            if len(variant) > 1 and variant not in seen:
+                seen.add(variant)
+                out.append((variant + "/", name + "/" if name else ""))
+    return sorted(out, key=lambda p: -len(p[0]))
+
+
+_PREFIXES = _path_prefixes()
+
+
+def internal(filename: str) -> bool:
+    """A frame of the worker, the engine or the interpreter's start-up, not of the user's run."""
+    if filename in _INTERNAL_FILES:
+        return True
+    path = os.path.abspath(filename) if os.path.isabs(filename) else filename
+    return path.startswith(_PACKAGE + os.sep)
+
+
+def hide_paths(text: str) -> str:
+    for prefix, name in _PREFIXES:
+        if prefix in text:
+            text = text.replace(prefix, name)
+    return text
+
+
+def clean(text: str) -> str:
+    """Drops the stack entries of internal frames (a File line and the source lines under it)
+    and hides host paths."""
+    if not text:
+        return text
+    kept: list[str] = []
+    skipping_deeper_than: int | None = None
+    for line in text.splitlines(True):
+        match = _FRAME.match(line)
+        if match:
+            skipping_deeper_than = (len(match.group("indent")) if internal(match.group("file"))
+                                    else None)
+            if skipping_deeper_than is not None:
+                continue
+        elif skipping_deeper_than is not None:
+            indent = len(line) - len(line.lstrip())
+            if indent > skipping_deeper_than and line.strip():
+                continue                  # the source line (and carets) of a dropped frame
+            skipping_deeper_than = None
+        kept.append(line)
+    return hide_paths("".join(kept))
+
+
+def format_exception(exc: BaseException) -> str:
+    """The traceback Python would print for exc, with only the user's and TF's frames."""
+    try:
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    except Exception:  # noqa: BLE001 - a user's exception whose str() raises
+        text = f"{type(exc).__name__}\n"
+    return clean(text)
