@@ -5,6 +5,7 @@ import os
 import socket
 import threading
 import uuid
+from importlib.metadata import version
 
 import pytest
 
@@ -21,6 +22,9 @@ def test_endless_python_loop_stops_at_wall_time(pool):
     assert report.message == "Time limit: stopped after 3 s"
     assert wall < 3 + 4
     assert nothing_left(report, pool)
+    # The worker said where it ran before the user's code started; a stopped run keeps it.
+    assert report.tensorflow_version == version("tensorflow")
+    assert report.device.startswith(("CPU", "GPU")) and report.environment["intra_op_threads"] >= 0
 
 
 def test_endless_tf_while_loop_stops_at_cpu_limit(pool):

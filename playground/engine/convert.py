@@ -7,6 +7,7 @@ from typing import Callable
 import tensorflow as tf
 
 from .entry import is_lambda, source_function
+from .frames import hide_paths
 
 LAMBDA_NOTE = ("This is a lambda. AutoGraph cannot convert control flow in a lambda (there are no "
                "if/for/while statements to rewrite, and a lambda sharing its line with another "
@@ -22,5 +23,5 @@ def converted_code(python_function: Callable) -> tuple[str | None, str]:
         return tf.autograph.to_code(target), note
     except Exception as e:  # AutoGraph's own conversion errors are many and private
         reason = f"AutoGraph could not convert {getattr(target, '__name__', target)!r}: " \
-                 f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                 f"{type(e).__name__}: {hide_paths(str(e).splitlines()[0]) if str(e) else ''}"
         return None, (note + " " + reason).strip()

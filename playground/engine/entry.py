@@ -3,6 +3,7 @@ options, and the user's own function under TF's and decorators' wrappers."""
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 from typing import Any, Callable
 
@@ -49,9 +50,11 @@ def unwrap(target: Any) -> tuple[Callable, dict]:
 
 
 def source_function(python_function: Callable) -> Callable:
-    """The user's own function: under decorators' wrappers, and a method's plain function under
-    the bound method that TF's per-instance copies hold."""
+    """The user's own function: under decorators' wrappers and functools.partial, and a method's
+    plain function under the bound method that TF's per-instance copies hold."""
     function = inspect.unwrap(python_function)
+    if isinstance(function, functools.partial):
+        function = inspect.unwrap(function.func)
     return inspect.unwrap(function.__func__) if inspect.ismethod(function) else function
 
 

@@ -10,8 +10,11 @@ calling another, recursion) pass straight through: they belong to the call that 
 """
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any, Callable, Iterator, Optional
 
 from tensorflow.python.eager import context
@@ -37,10 +40,11 @@ class Observer:
         self._by_function: dict[Function, TrackedFunction] = {}  # keyed by TF's own object
         self._local = threading.local()
 
-    def created(self, fn: Function) -> None:
+    def created(self, fn: Function, caller: Optional[FrameType]) -> None:
         python_function = fn._python_function
         code = getattr(source_function(python_function), "__code__", None)
-        if code is None or code.co_filename != self.filename:
+        if (code is None or code.co_filename != self.filename) and \
+                _creator(caller) != self.filename:
             return                            # TF's or a library's own tf.function
         name = getattr(source_function(python_function), "__qualname__", fn._name)
         options = {"input_signature": fn.input_signature,
@@ -113,9 +117,22 @@ def _observed_init(self: Function, *args: Any, **kwargs: Any) -> None:
     _original_init(self, *args, **kwargs)
     if observer is not None:
         try:
-            observer.created(self)
+            observer.created(self, sys._getframe(1))
         except Exception:  # observation never changes what the user's code does
             pass
+
+
+# tf.function itself and the decorators TF wraps it in: the creator is whoever called them.
+_TF_FUNCTION_FILES = (os.sep + os.path.join("polymorphic_function", "polymorphic_function.py"),
+                      os.sep + os.path.join("tensorflow", "python", "util") + os.sep)
+
+
+def _creator(frame: Optional[FrameType]) -> str:
+    """The file that asked for a tf.function: the first frame above tf.function's own."""
+    while frame is not None and any(part in frame.f_code.co_filename
+                                    for part in _TF_FUNCTION_FILES):
+        frame = frame.f_back
+    return frame.f_code.co_filename if frame is not None else ""
 
 
 def _overridden(args: tuple, kwargs: dict, overrides: dict) -> dict:

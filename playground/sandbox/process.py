@@ -1,7 +1,6 @@
 """Starts one sandboxed worker process (bubblewrap or plain process, dropped uid) and talks to it."""
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import select
