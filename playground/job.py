@@ -69,6 +69,22 @@ class CallRecord:
 
 
 @dataclass(frozen=True)
+class CodeLine:
+    """Line `line` of the converted code came from line `source_line` of the user's file."""
+
+    line: int
+    source_line: int
+
+
+@dataclass(frozen=True)
+class GraphOp:
+    name: str
+    type: str
+    line: Optional[int]                     # the user's source line that created it
+    function: str = ""                      # "" top level, else the body it lives in (while_body)
+
+
+@dataclass(frozen=True)
 class GraphInfo:
     op_count: int
     op_count_optimized: int
@@ -76,6 +92,8 @@ class GraphInfo:
     op_types_optimized: dict[str, int] = field(default_factory=dict)
     dot: str = ""                           # graphviz of the last traced graph
     note: str = ""                          # why before/after differ (folding, lowering)
+    ops_by_line: dict[str, int] = field(default_factory=dict)  # user's line -> ops it made
+    ops: list[GraphOp] = field(default_factory=list)          # every op, nested bodies too
 
 
 @dataclass(frozen=True)
@@ -129,6 +147,7 @@ class FunctionReport:
     retracing_warnings: list[str] = field(default_factory=list)
     line: Optional[int] = None              # where the function is defined
     global_names: list[str] = field(default_factory=list)  # module names bound to it at the end
+    converted_code_lines: list[CodeLine] = field(default_factory=list)  # converted -> source
 
 
 @dataclass(frozen=True)

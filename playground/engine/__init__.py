@@ -160,14 +160,16 @@ class _Run:
 
     def function_report(self, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
         options = tracked.options
-        code, note = convert.converted_code(tracked.python_function)   # 5. convert the code
+        code, note, code_lines = convert.converted_code(tracked.python_function,  # 5. convert
+                                                        self.job.filename)
         graph = hlo = measured = None
         notes = [note] if note else []
         if tracked.traces or tracked.tracing_count:
             tracked.concrete_signatures()
             if tracked.traces:
                 try:
-                    graph = graphs.graph_info(tracked.traces[-1])    # 6. inspect the graph
+                    graph = graphs.graph_info(tracked.traces[-1],    # 6. inspect the graph
+                                              self.job.filename)
                 except Exception as e:
                     notes.append(f"graph inspection failed: {type(e).__name__}: {e}")
         if tracked.last_ok_args is None and options.get("jit_compile"):
@@ -185,7 +187,7 @@ class _Run:
             graph=graph, hlo=hlo, timing=measured, conversion_note=" ".join(notes),
             retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
             line=_line_of(tracked.python_function, self.job.filename),
-            global_names=self.global_names.get(tracked, []))
+            global_names=self.global_names.get(tracked, []), converted_code_lines=code_lines)
 
     def export_entry(self) -> None:
         """SavedModel and TensorBoard log of the entry function, when the job asks."""

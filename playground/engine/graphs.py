@@ -9,9 +9,10 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, meta_graph_pb2
 from tensorflow.python.grappler import tf_optimizer
 
-from ..job import GraphInfo
+from ..job import GraphInfo, GraphOp
 
 MAX_DOT_NODES = 60
+MAX_LISTED_OPS = 2000       # ops listed one by one in the report; the per-line counts cover all
 NOTHING_FETCHED = ("The function returns nothing and has no side-effecting op, so all {n} ops are "
                    "dead code: the runtime prunes the whole graph and each call runs none of them. "
                    "A 'graph is faster' timing of such a function measures doing nothing.")
@@ -41,7 +42,7 @@ def optimize(concrete: Any) -> Any:
     return tf_optimizer.OptimizeGraph(config_pb2.ConfigProto(), meta)
 
 
-def graph_info(concrete: Any) -> GraphInfo:
+def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
     graph_def = concrete.graph.as_graph_def()
     before = op_types(graph_def)
     try:
@@ -52,9 +53,46 @@ def graph_info(concrete: Any) -> GraphInfo:
             note = explain(before, after)
     except Exception as e:  # Grappler rejects some graphs; the unoptimised view still helps
         after, note = Counter(), f"Grappler could not optimise this graph: {type(e).__name__}: {e}"
+    ops = graph_ops(concrete.graph, filename)
+    by_line = Counter(str(op.line) for op in ops if op.line is not None)
     return GraphInfo(op_count=sum(before.values()), op_count_optimized=sum(after.values()),
                      op_types=dict(before.most_common()), op_types_optimized=dict(after.most_common()),
-                     dot=to_dot(graph_def), note=note)
+                     dot=to_dot(graph_def), note=note,
+                     ops_by_line=dict(sorted(by_line.items(), key=lambda kv: int(kv[0]))),
+                     ops=ops[:MAX_LISTED_OPS])
+
+
+def graph_ops(graph: Any, filename: str, function: str = "", seen: Optional[set] = None) -> list[GraphOp]:
+    """Every op with the user's source line that created it (the innermost frame of the user's
+    file in op.traceback), recursing into the bodies of loops, conds and nested tf.functions,
+    which live in FuncGraphs of their own."""
+    seen = set() if seen is None else seen
+    # A body's placeholders are its FunctionDef's arguments, not nodes: op_count skips them too.
+    ops = [GraphOp(op.name, op.type, _user_line(op, filename), function)
+           for op in graph.get_operations() if not (function and op.type == "Placeholder")]
+    for name, atomic in getattr(graph, "_functions", {}).items():   # private; absent: top level only
+        body = getattr(atomic, "graph", None)
+        if body is not None and name not in seen:
+            seen.add(name)
+            ops += graph_ops(body, filename, str(name), seen)
+    return ops
+
+
+def _user_line(op: Any, filename: str) -> Optional[int]:
+    try:
+        frames = op.traceback or []     # None for ops TF made without a Python stack
+    except Exception:
+        return None
+    # Only frames inside the traced body count: before tracing entered it, the only user frame
+    # is the call site, which made the argument placeholders and output identities.
+    entered = next((i for i, frame in enumerate(frames)
+                    if frame.name == "func_graph_from_py_func"), None)
+    if entered is None:
+        return None
+    for frame in reversed(frames[entered + 1:]):
+        if frame.filename == filename:
+            return int(frame.lineno)
+    return None
 
 
 def explain(before: Counter, after: Counter) -> str:

@@ -40,7 +40,8 @@ def summary(report: Report) -> None:
     c3.metric("Problems", len(report.warnings) + failed + (1 if report.error else 0))
     c4.metric("Status", report.status)
     if report.status != "ok" or report.error:
-        text = report.error.message if report.error else report.message
+        # The report's message names the exception and its line; the Problems tab has the rest.
+        text = report.message or (report.error.message if report.error else "")
         st.error(f"{report.status}: {text}" if text else report.status)
     elif report.message:
         st.success(report.message)
