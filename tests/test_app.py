@@ -1,8 +1,10 @@
 """AppTest flows over the real app script, with recorded reports replayed by a fake executor."""
 from __future__ import annotations
 
+import html
 import json
 import pathlib
+import re
 import sys
 
 import pytest
@@ -265,8 +267,45 @@ def test_converted_code_shows_the_whole_original_function(app: AppTest) -> None:
     app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
     app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
     app.button(key=keys.RUN).click().run()
-    python = [c.value for c in tab(app, "Converted code").code if c.language == "python"]
-    assert python == [SQUARE["source"].split("\n", 2)[2].rstrip()]   # decorator to return
+    panes = tab(app, "Converted code").html[0].value
+    source = panes.split('class="lm-pane lm-converted"')[0]
+    function = SQUARE["source"].split("\n", 2)[2].rstrip().splitlines()   # decorator to return
+    rows = re.findall(r'<span class="lm-num">(\d+)</span>(.*?)</div>', source)
+    assert [html.unescape(text) for _, text in rows] == function
+    assert [int(n) for n, _ in rows] == list(range(3, 3 + len(function)))  # the file's numbers
+
+
+def test_picking_a_source_line_lights_up_its_converted_lines(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
+    app.button(key=keys.RUN).click().run()
+    loop = next(n for n, text in enumerate(SQUARE["source"].splitlines(), 1) if "for _ in" in text)
+    tab(app, "Converted code")
+    app.selectbox(key=keys.CODE_LINE).set_value(loop).run()
+    panes = tab(app, "Converted code").html[0].value
+    converted = panes.split('class="lm-pane lm-converted"')[1]
+    lit = [html.unescape(t) for t in re.findall(
+        r'<div class="lm-row lm-s\d+ lm-selected"[^>]*><span class="lm-num">\d+</span>(.*?)</div>',
+        converted)]
+    assert lit and any("ag__.for_stmt" in line for line in lit)
+    assert all("reduce_sum" not in line for line in lit)   # the return line is another line's
+
+
+def test_graph_tab_lists_the_ops_of_one_source_line(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
+    app.button(key=keys.RUN).click().run()
+    tab(app, "Graph")
+    body = next(n for n, text in enumerate(SQUARE["source"].splitlines(), 1) if "y + 1.0" in text)
+    app.selectbox(key=keys.GRAPH_LINE).set_value(body).run()
+    graph = tab(app, "Graph")
+    caption = next(c.value for c in graph.caption if " made " in c.value)
+    made = int(caption.split(" made ")[1].split()[0])
+    ops = graph.dataframe[0].value
+    assert made == len(ops) > 0 and "AddV2" in set(ops["type"])
+    assert set(ops["body"]) <= {b for b in ops["body"] if b.startswith("while_body")}
 
 
 def test_progress_labels_name_queue_position_and_retrace_reason() -> None:

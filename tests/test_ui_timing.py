@@ -47,8 +47,8 @@ def test_environment_rows_explain_thread_defaults_and_onednn() -> None:
 
 def test_speedup_shows_its_quartile_range():
     from playground.job import ModeTiming, Timing
-    from playground.ui.results.timing import speedup_text
+    from playground.ui.results.timing import range_text
     t = Timing(eager=ModeTiming(2.0, [2.0]), graph=ModeTiming(1.0, [1.0]), xla=None,
                first_call_s={}, speedup_graph=2.0, speedup_range={"graph": [1.5, 2.5]})
-    assert speedup_text(t, "graph", t.speedup_graph) == "2.00× (1.50–2.50)"
-    assert speedup_text(t, "xla", 1.0) == "1.00×"   # no range recorded: the ratio alone
+    assert range_text(t, "graph") == "range 1.50–2.50× (quartiles)"
+    assert range_text(t, "xla") == ""   # no range recorded: the metric shows the ratio alone

@@ -33,6 +33,9 @@ TIMING_SWEEP = "timing_sweep"
 DOWNLOAD_SAVEDMODEL = "download_savedmodel"
 DOWNLOAD_TENSORBOARD = "download_tensorboard"
 OP_TYPES_CHART = "op_types_chart"
+CODE_LINE = "code_line"         # the source line lit up in the Converted code tab
+GRAPH_LINE = "graph_line"       # the source line whose ops the Graph tab lists
+OPS_BY_LINE_CHART = "ops_by_line_chart"
 
 # Session state that is not a widget
 INITIALISED = "_initialised"

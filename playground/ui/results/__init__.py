@@ -80,7 +80,7 @@ def render(result: Result) -> None:
     claim_checks(result)
     function = pick_function(report)
     views = [lambda: code.render(result, function), lambda: traces.render(function),
-             lambda: timing.render(report, function), lambda: graph.render(function),
+             lambda: timing.render(report, function), lambda: graph.render(function, result.job.source),
              lambda: console.render(report, function), lambda: problems.render(result)]
     labels = list(TABS)
     if result.job.export or report.export is not None:

@@ -1,41 +1,60 @@
-"""Converted code tab: AutoGraph's output beside the original, as a diff of what really changed."""
+"""Converted code tab: AutoGraph's output tied line by line to the original (a shared colour,
+lit up on hover or by picking a line), and a diff of what really changed."""
 from __future__ import annotations
 
 import streamlit as st
 
+from ...i18n import _
 from ...job import FunctionReport
-from .. import code_diff, source_info
+from .. import code_diff, keys, line_map, source_info
 from ..state import Result
 
 
-def function_source(source: str, name: str) -> str:
-    """The user's function, decorators included, found by name with ast; else the whole source."""
+def function_source(source: str, name: str) -> tuple[str, int]:
+    """The user's function, decorators included, found by name with ast, and its first line;
+    else the whole source from line 1."""
     info = next((i for i in source_info.functions(source) if i.name.split(".")[-1] == name.split(".")[-1]), None)
     if info is None:
-        return source
-    return "\n".join(source.splitlines()[info.first_line - 1:info.last_line])
+        return source, 1
+    return "\n".join(source.splitlines()[info.first_line - 1:info.last_line]), info.first_line
+
+
+def line_choices(source: str, first_line: int, function: FunctionReport) -> list[int]:
+    """The source lines the converted code came from, in source order (0: none picked)."""
+    mapped = {c.source_line for c in function.converted_code_lines}
+    last = first_line + len(source.splitlines()) - 1
+    return [0] + sorted(n for n in mapped if first_line <= n <= last)
 
 
 def render(result: Result, function: FunctionReport | None) -> None:
     if function is None:
-        st.info("No function was analysed: see the Problems tab.")
+        st.info(_("No function was analysed: see the Problems tab."))
         return
-    original = function_source(result.job.source, function.name)
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**Your function**")
+    original, first_line = function_source(result.job.source, function.name)
+    if not function.converted_code:
         st.code(original, language="python", line_numbers=True)
-    with right:
-        st.markdown("**What AutoGraph made of it** (`tf.autograph.to_code`)")
-        if function.converted_code:
-            result_diff = code_diff.diff(original, function.converted_code)
-            st.caption(f"**+** {result_diff.added} line(s) AutoGraph wrote or rewrote, **−** "
-                       f"{result_diff.removed} of yours they replace, {result_diff.kept} kept. "
-                       "Control flow becomes ag__.if_stmt / while_stmt / for_stmt and calls become "
-                       "ag__.converted_call, so TF can stage them into the graph. Name loads "
-                       "(ag__.ld) and the FunctionScope/return wrapper are not counted as changes.")
-            st.code(result_diff.text, language="diff", wrap_lines=True)
-        else:
-            st.info(function.conversion_note or "AutoGraph produced no converted code.")
-    if function.conversion_note and function.converted_code:
+        st.info(function.conversion_note or _("AutoGraph produced no converted code."))
+        return
+    lines = original.splitlines()
+    selected = 0
+    if function.converted_code_lines:
+        selected = st.selectbox(
+            _("Light up a line of your code and what AutoGraph made of it"),
+            line_choices(original, first_line, function), key=keys.CODE_LINE,
+            format_func=lambda n: _("(hover a line to see its partners)") if not n else
+            f"{n}: {lines[n - first_line].strip()[:70]}")
+    st.markdown(_("**Your function** beside **what AutoGraph made of it** "
+                  "(`tf.autograph.to_code`): lines of one colour belong together."))
+    st.html(line_map.panes(original, first_line, function.converted_code,
+                           function.converted_code_lines, selected or None))
+    result_diff = code_diff.diff(original, function.converted_code)
+    with st.expander(_("What changed: {added} line(s) written or rewritten, {removed} of yours "
+                       "replaced, {kept} kept").format(added=result_diff.added,
+                                                       removed=result_diff.removed,
+                                                       kept=result_diff.kept)):
+        st.caption(_("Control flow becomes ag__.if_stmt / while_stmt / for_stmt and calls become "
+                     "ag__.converted_call, so TF can stage them into the graph. Name loads "
+                     "(ag__.ld) and the FunctionScope/return wrapper are not counted as changes."))
+        st.code(result_diff.text, language="diff")
+    if function.conversion_note:
         st.caption(function.conversion_note)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...i18n import _
 from ...job import FunctionReport, GraphInfo
 from .. import keys
 
@@ -23,7 +24,41 @@ def op_types_figure(info: GraphInfo) -> go.Figure:
     return figure
 
 
-def render(function: FunctionReport | None) -> None:
+def ops_by_line_figure(info: GraphInfo) -> go.Figure:
+    lines = list(info.ops_by_line)
+    figure = go.Figure(go.Bar(x=[f"line {n}" for n in lines], y=[info.ops_by_line[n] for n in lines],
+                              hovertemplate="%{x}: %{y} op(s)<extra></extra>"))
+    figure.update_layout(title=_("Ops by the line of your code that made them"),
+                         yaxis_title=_("ops"), height=280, margin=dict(l=40, r=10, t=50, b=40))
+    return figure
+
+
+def line_caption(info: GraphInfo, line: int) -> str:
+    """'line 6 made 24 of the 44 ops'."""
+    return _("line {line} made {made} of the {total} ops").format(
+        line=line, made=info.ops_by_line.get(str(line), 0), total=info.op_count)
+
+
+def ops_of_line(info: GraphInfo, line: int) -> list[dict]:
+    return [{"op": op.name, "type": op.type, "body": op.function or _("(top level)")}
+            for op in info.ops if op.line == line]
+
+
+def by_source_line(info: GraphInfo, source: str) -> None:
+    """The graph filtered by the source line that built it."""
+    if not info.ops_by_line:
+        return
+    text = source.splitlines()
+    lines = [int(n) for n in info.ops_by_line]
+    st.plotly_chart(ops_by_line_figure(info), key=keys.OPS_BY_LINE_CHART, width="stretch")
+    line = st.selectbox(_("Ops made by one line of your code"), lines, key=keys.GRAPH_LINE,
+                        format_func=lambda n: f"{n}: {text[n - 1].strip()[:70]}"
+                        if 0 < n <= len(text) else str(n))
+    st.caption(line_caption(info, line))
+    st.dataframe(ops_of_line(info, line), hide_index=True, width="stretch")
+
+
+def render(function: FunctionReport | None, source: str = "") -> None:
     info = function.graph if function else None
     if info is None:
         st.info("No graph: the function never traced successfully.")
@@ -35,6 +70,7 @@ def render(function: FunctionReport | None) -> None:
     if info.note:
         st.info(info.note)
     st.plotly_chart(op_types_figure(info), key=keys.OP_TYPES_CHART, width="stretch")
+    by_source_line(info, source)
     if info.dot:
         with st.expander(f"The graph ({info.op_count} ops, last trace)",
                          expanded=info.op_count < DRAW_OPEN_BELOW):

@@ -9,6 +9,7 @@ import json
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...i18n import _
 from ...job import FunctionReport, ModeTiming, Report, Timing
 from .. import keys
 from . import sweep
@@ -118,19 +119,24 @@ def mode_rows(timing: Timing, device: str) -> list[dict]:
     return rows
 
 
-def speedup_text(timing: Timing, mode: str, value: float) -> str:
-    """E.g. "0.18× (0.12–0.25)": the median ratio, and the range its quartiles allow."""
+def range_text(timing: Timing, mode: str) -> str:
+    """The quartile range on a line of its own: inside the metric it was cut off mid-value."""
     low_high = timing.speedup_range.get(mode)
-    return f"{value:.2f}×" + (f" ({low_high[0]:.2f}–{low_high[1]:.2f})" if low_high else "")
+    return _("range {low:.2f}–{high:.2f}× (quartiles)").format(low=low_high[0], high=low_high[1]) \
+        if low_high else ""
 
 
 def speedups(timing: Timing) -> None:
     cols = st.columns(4)
-    cols[0].metric("Graph speedup vs eager", speedup_text(timing, "graph", timing.speedup_graph),
-                   help="Eager median / graph median; in brackets the range from the quartiles "
+    cols[0].metric("Graph speedup vs eager", f"{timing.speedup_graph:.2f}×",
+                   help="Eager median / graph median; below it the range from the quartiles "
                         "of both. Below 1 means graph mode is slower here.")
+    if range_text(timing, "graph"):
+        cols[0].caption(range_text(timing, "graph"))
     if timing.speedup_xla is not None:
-        cols[1].metric("XLA speedup vs eager", speedup_text(timing, "xla", timing.speedup_xla))
+        cols[1].metric("XLA speedup vs eager", f"{timing.speedup_xla:.2f}×")
+        if range_text(timing, "xla"):
+            cols[1].caption(range_text(timing, "xla"))
     for col, mode in zip(cols[2:], ("graph", "xla")):
         if mode in timing.break_even_calls:
             calls = timing.break_even_calls[mode]
