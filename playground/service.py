@@ -70,20 +70,22 @@ class RestartingExecutor:
 
 
 def session_tag(session_id: str) -> str:
-    """A short, stable, non-reversible tag, so logs can group a session's runs."""
+    """A short, stable, non-reversible tag, so logs can group a session's (or a client's) runs
+    without holding its id or address."""
     return hashlib.sha256(session_id.encode()).hexdigest()[:10]
 
 
 def log_run(session_id: str, started: float, report: Optional[Report] = None,
-            error: Optional[BaseException] = None) -> str:
+            error: Optional[BaseException] = None, client: str = "") -> str:
     duration = time.monotonic() - started
+    who = f"client={session_tag(client)} " if client else ""
     if report is not None:
         isolation = report.sandbox.isolation if report.sandbox else "unknown"
-        line = (f"run session={session_tag(session_id)} duration={duration:.2f}s "
+        line = (f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
                 f"status={report.status} isolation={isolation} traces={report.tracing_count} "
                 f"executor={report.executor.kind if report.executor else 'unknown'}")
     else:
-        line = (f"run session={session_tag(session_id)} duration={duration:.2f}s "
+        line = (f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
                 f"status=refused reason={type(error).__name__ if error else 'unknown'}")
     log.info(line)
     return line

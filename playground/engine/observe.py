@@ -25,7 +25,6 @@ from .tracing import TrackedFunction
 from .values import label_of
 
 MakeTracked = Callable[[Any, str, Callable, dict], TrackedFunction]
-_OPTIONS = ("input_signature", "reduce_retracing", "jit_compile")
 
 
 class Observer:

@@ -42,7 +42,6 @@ INITIALISED = "_initialised"
 RESULT = "_result"              # ui.state.Result of the last run
 RUN_ERROR = "_run_error"        # message of a run that produced no report
 FIELD_ERRORS = "_field_errors"  # {widget key: message} from validation
-RUN_TIMES = "_run_times"        # monotonic stamps, for the per-session rate limit
 LOADED_EXAMPLE = "_loaded_example"
 
 

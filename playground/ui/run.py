@@ -11,10 +11,13 @@ import streamlit as st
 from .. import gallery
 from ..config import Settings
 from ..errors import PlaygroundError
-from ..executor import Executor, make_executor
+from ..executor import make_executor
+from ..fairness import ClientLimits, FairExecutor
+from ..i18n import _
 from ..job import Job
 from ..service import RestartingExecutor, log_run
 from . import export_zip, keys, plan, state
+from .client import client_id
 
 # Seam for tests and benchmarks: "module:callable" returning an Executor, e.g. a replay of
 # recorded reports. Unset, the app uses the sandboxed pool from make_executor.
@@ -22,16 +25,19 @@ EXECUTOR_ENV = "PLAYGROUND_UI_EXECUTOR"
 
 
 @st.cache_resource(show_spinner=False)
-def shared_executor(factory: str) -> Executor:
-    """One executor per process, shared by every session (the pool is thread-safe)."""
+def shared_executor(factory: str) -> FairExecutor:
+    """One executor per process, shared by every session (the pool is thread-safe), behind
+    the fair queue: per-client limits hold whichever executor runs the jobs."""
+    settings = Settings.from_env()
     if factory:
         module, _, name = factory.partition(":")
-        return getattr(importlib.import_module(module), name)()
-    settings = Settings.from_env()
-    return RestartingExecutor(lambda: make_executor(settings))   # a dead pool is rebuilt
+        inner = getattr(importlib.import_module(module), name)()
+    else:
+        inner = RestartingExecutor(lambda: make_executor(settings))   # a dead pool is rebuilt
+    return FairExecutor(inner, ClientLimits.from_settings(settings))
 
 
-def executor() -> Executor:
+def executor() -> FairExecutor:
     return shared_executor(os.environ.get(EXECUTOR_ENV, ""))
 
 
@@ -69,15 +75,6 @@ def pristine_example(values: dict) -> Optional[str]:
     return slug if same else None
 
 
-def _rate_limited(settings: Settings) -> bool:
-    now = time.monotonic()
-    stamps = [t for t in st.session_state.get(keys.RUN_TIMES, []) if now - t < 60]
-    st.session_state[keys.RUN_TIMES] = stamps
-    if len(stamps) >= settings.runs_per_minute:
-        return True
-    stamps.append(now)
-    return False
-
 
 def eta_text(eta_s: object) -> str:
     """", about 12 s to start" from the pool's estimate; "" when it sent none (or nonsense)."""
@@ -95,6 +92,9 @@ def eta_text(eta_s: object) -> str:
 
 def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
     kind = event.get("event")
+    if kind == "queued" and event.get("behind_own_run"):
+        return _("Waiting for your other run (in another tab?) to finish: one run at a time "
+                 "per visitor…"), None
     if kind == "queued":
         ahead = int(event.get("position") or 0)
         eta = eta_text(event.get("eta_s"))
@@ -158,23 +158,18 @@ def run_button(settings: Settings) -> None:
     st.session_state.pop(keys.RUN_ERROR, None)
     if errors:
         st.rerun()  # redraw so each message sits next to its field
-    if _rate_limited(settings):
-        st.session_state[keys.RUN_ERROR] = (
-            f"Rate limit: at most {settings.runs_per_minute} runs a minute per session. "
-            "Your code and settings are kept; try again shortly.")
-        return
     job = build_job(values)
-    session = _session_id()
+    session, client = _session_id(), client_id(settings.client_ip_header)
     started = time.monotonic()
     progress = RunProgress(len(job.calls))
     try:
-        report = executor().submit(job, on_event=progress.on_event)
+        report = executor().submit(job, on_event=progress.on_event, client=client)
     except PlaygroundError as error:
-        log_run(session, started, error=error)
+        log_run(session, started, error=error, client=client)
         progress.finish("The run did not finish")
         st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
         return
-    log_run(session, started, report)
+    log_run(session, started, report, client=client)
     progress.finish(f"Done: {report.message or report.status}")
     previous = state.result()
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.

@@ -1,0 +1,211 @@
+"""Fair sharing of the sandbox between clients (people, not tabs): per-client caps, and a queue
+that serves clients in turn instead of first come, first served.
+
+The gate sits in the service, in front of whichever executor runs the jobs (the local pool or
+Ray), and lets at most `slots` jobs into it at once; everyone else waits here:
+
+    client A: a1 a2 a3      fair order:  a1 b1 c1 a2 a3
+    client B: b1            (a client's second job waits behind every other client's
+    client C: c1             first one, however early it came)
+
+Refusals, each with a message that names the limit and when to come back:
+  - a client with `queued_per_client` jobs already waiting (its own queue is full);
+  - more than `runs_per_minute` runs started by one client in the last minute;
+  - more than `seconds_per_minute` seconds of sandbox time used by one client's runs that
+    ended in the last minute (a client whose jobs keep hitting the timeout pays for them);
+  - the whole queue is full (`queue_limit`).
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import statistics
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from .config import Settings
+from .errors import LimitError
+from .executor import Executor, OnEvent
+from .i18n import _
+from .job import Job, Report
+
+WINDOW_S = 60.0
+
+
+@dataclass(frozen=True)
+class ClientLimits:
+    slots: int = 2                     # jobs in the executor at once (the pool's size)
+    running_per_client: int = 1
+    queued_per_client: int = 2
+    runs_per_minute: int = 20
+    seconds_per_minute: float = 90.0
+    queue_limit: int = 16
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "ClientLimits":
+        return cls(slots=settings.pool_size, running_per_client=settings.client_running,
+                   queued_per_client=settings.client_queued,
+                   runs_per_minute=settings.runs_per_minute,
+                   seconds_per_minute=settings.client_seconds_per_minute,
+                   queue_limit=settings.queue_limit)
+
+
+class _Ticket:
+    def __init__(self, client: str, round_: int, seq: int) -> None:
+        self.client, self.round, self.seq = client, round_, seq
+        self.admitted = False
+
+    @property
+    def order(self) -> tuple[int, int]:
+        return self.round, self.seq
+
+
+class FairQueue:
+    """Admission in round-robin order among clients, within per-client caps. Thread-safe.
+
+    Each job gets a round: a client's first waiting job joins the current round, each further
+    one the round after its previous job's. Jobs are admitted by (round, arrival), so every
+    client's n-th job comes before anyone's (n+1)-th.
+    """
+
+    def __init__(self, limits: ClientLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self._cond = threading.Condition()
+        self._waiting: list[_Ticket] = []                 # kept sorted by (round, arrival)
+        self._running: collections.Counter[str] = collections.Counter()
+        self._last_round: dict[str, int] = {}             # of each client's latest job
+        self._round = 0                                   # of the latest job admitted
+        self._seq = itertools.count()
+        self._starts: dict[str, collections.deque[float]] = {}
+        self._charges: dict[str, collections.deque[tuple[float, float]]] = {}
+        self._durations: collections.deque[float] = collections.deque(maxlen=20)
+
+    # -- entering --------------------------------------------------------------------------
+    def enter(self, client: str) -> _Ticket:
+        """Queues a job for the client, or raises LimitError saying which limit it hit."""
+        with self._cond:
+            self._refuse_if_over(client)
+            previous = self._last_round.get(client)
+            round_ = self._round if previous is None else max(self._round, previous + 1)
+            ticket = _Ticket(client, round_, next(self._seq))
+            self._last_round[client] = round_
+            self._waiting.append(ticket)
+            self._waiting.sort(key=lambda t: t.order)
+            self._starts.setdefault(client, collections.deque()).append(self.clock())
+            self._admit()
+            return ticket
+
+    def _refuse_if_over(self, client: str) -> None:
+        now, limits = self.clock(), self.limits
+        queued = sum(1 for t in self._waiting if t.client == client)
+        if queued >= limits.queued_per_client:
+            raise LimitError(_("You already have {queued} run(s) waiting (from another tab?). "
+                               "Your code and settings are kept; run again when one has "
+                               "finished.").format(queued=queued))
+        starts = _recent(self._starts.get(client), now)
+        if len(starts) >= limits.runs_per_minute:
+            wait = WINDOW_S - (now - starts[0])
+            raise LimitError(_("Rate limit: at most {n} runs a minute per visitor. Your code and "
+                               "settings are kept; try again in {s:.0f} s.").format(
+                n=limits.runs_per_minute, s=max(wait, 1)))
+        charges = _recent(self._charges.get(client), now, key=lambda c: c[0])
+        used = sum(seconds for _end, seconds in charges)
+        if used >= limits.seconds_per_minute:
+            raise LimitError(_("Sandbox time limit: your runs used {used:.0f} s of sandbox time "
+                               "in the last minute (at most {limit:.0f} s per visitor). Your code "
+                               "and settings are kept; try again in {s:.0f} s.").format(
+                used=used, limit=limits.seconds_per_minute,
+                s=max(WINDOW_S - (now - charges[0][0]), 1)))
+        if len(self._waiting) >= limits.queue_limit:
+            raise LimitError(_("Busy: {n} runs are waiting; try again in about {s} s.").format(
+                n=len(self._waiting), s=self.eta_s(len(self._waiting))))
+
+    # -- serving ---------------------------------------------------------------------------
+    def _admit(self) -> None:
+        """With the lock held: fill free slots with the earliest eligible jobs."""
+        while sum(self._running.values()) < self.limits.slots:
+            ticket = next((t for t in self._waiting
+                           if self._running[t.client] < self.limits.running_per_client), None)
+            if ticket is None:
+                return
+            self._waiting.remove(ticket)
+            ticket.admitted = True
+            self._running[ticket.client] += 1
+            self._round = max(self._round, ticket.round)
+            self._cond.notify_all()
+
+    def position(self, ticket: _Ticket) -> int:
+        """Jobs that will be admitted before this one, in the fair order."""
+        with self._cond:
+            return self._waiting.index(ticket) if ticket in self._waiting else 0
+
+    def wait(self, ticket: _Ticket, emit: OnEvent) -> None:
+        """Blocks until the ticket is admitted, telling the client its place when it moves."""
+        told: Optional[tuple[int, bool]] = None
+        with self._cond:
+            while not ticket.admitted:
+                place = self._waiting.index(ticket)
+                own = self._running[ticket.client] >= self.limits.running_per_client
+                if (place, own) != told:
+                    emit({"event": "queued", "position": place,   # jobs ahead of this one
+                          "eta_s": self.eta_s(place + 1), "behind_own_run": own})
+                    told = (place, own)
+                self._cond.wait(1.0)
+
+    def leave(self, ticket: _Ticket, seconds: float) -> None:
+        """The job ended (or never started): free its slot and charge the client its time."""
+        with self._cond:
+            if ticket.admitted:
+                self._running[ticket.client] -= 1
+                self._durations.append(seconds)
+                self._charges.setdefault(ticket.client, collections.deque()).append(
+                    (self.clock(), seconds))
+            elif ticket in self._waiting:
+                self._waiting.remove(ticket)
+            self._admit()
+            self._cond.notify_all()
+
+    def eta_s(self, jobs_ahead: int) -> int:
+        typical = statistics.median(self._durations) if self._durations else 5.0
+        return int(round(jobs_ahead * typical / max(self.limits.slots, 1)))
+
+
+def _recent(stamps: Optional[collections.deque], now: float, key: Callable = lambda s: s) -> list:
+    """Drops what is older than the window from the left of the deque; returns the rest."""
+    if not stamps:
+        return []
+    while stamps and now - key(stamps[0]) >= WINDOW_S:
+        stamps.popleft()
+    return list(stamps)
+
+
+class FairExecutor:
+    """An executor behind the fair queue: submit(job, on_event, client=...)."""
+
+    def __init__(self, executor: Executor, limits: ClientLimits) -> None:
+        self.executor = executor
+        self.queue = FairQueue(limits)
+
+    def submit(self, job: Job, on_event: Optional[OnEvent] = None,
+               client: str = "anonymous") -> Report:
+        emit = on_event or (lambda event: None)
+        ticket = self.queue.enter(client)
+        started = time.monotonic()
+        charged = 0.0
+        try:
+            self.queue.wait(ticket, emit)
+            started = time.monotonic()
+            report = self.executor.submit(job, on_event)
+            charged = report.duration_s or (time.monotonic() - started)
+            return report
+        except BaseException:
+            charged = time.monotonic() - started if ticket.admitted else 0.0
+            raise
+        finally:
+            self.queue.leave(ticket, charged)
+
+    def close(self) -> None:
+        self.executor.close()
