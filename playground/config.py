@@ -47,7 +47,7 @@ class Settings:
     client_ip_header: str = ""                   # PLAYGROUND_CLIENT_IP_HEADER, e.g. X-Forwarded-For
     client_running: int = 1                      # PLAYGROUND_CLIENT_RUNNING, jobs at once
     client_queued: int = 2                       # PLAYGROUND_CLIENT_QUEUED, jobs waiting
-    client_seconds_per_minute: float = 90.0      # PLAYGROUND_CLIENT_SECONDS_PER_MINUTE
+    client_seconds_per_minute: float = 40.0      # PLAYGROUND_CLIENT_SECONDS_PER_MINUTE
 
     @classmethod
     def from_env(cls) -> "Settings":

@@ -40,7 +40,7 @@ class ClientLimits:
     running_per_client: int = 1
     queued_per_client: int = 2
     runs_per_minute: int = 20
-    seconds_per_minute: float = 90.0
+    seconds_per_minute: float = 40.0
     queue_limit: int = 16
 
     @classmethod
