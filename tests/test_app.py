@@ -89,10 +89,10 @@ def test_result_survives_reruns_without_resubmitting(app: AppTest) -> None:
     app.run()
     app.button(key=keys.RUN).click().run()
     from playground.ui.run import executor
-    submitted = len(executor().submitted)
+    submitted = len(executor().executor.submitted)
     app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
     assert metric(app, "Traces") == "2"
-    assert len(executor().submitted) == submitted
+    assert len(executor().executor.submitted) == submitted
 
 
 def test_edit_source_and_plan_then_run(app: AppTest) -> None:
@@ -331,7 +331,7 @@ def run_sweep(app: AppTest) -> None:
 def test_sweep_chart_is_log_log_with_graph_retraces(app: AppTest) -> None:
     run_sweep(app)
     from playground.ui.run import executor
-    assert executor().submitted[-1].sweep == SWEEP
+    assert executor().executor.submitted[-1].sweep == SWEEP
     timing = tab(app, "Timing")
     sweep = next(f for f in plotly_specs(timing) if "Time per call vs" in f["layout"]["title"]["text"])
     assert sweep["layout"]["xaxis"]["type"] == "log" and sweep["layout"]["yaxis"]["type"] == "log"
@@ -398,7 +398,7 @@ def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp
     app.button(key=keys.RUN).click().run()
     assert not app.exception
     from playground.ui.run import executor
-    assert executor().submitted[-1].export is True
+    assert executor().executor.submitted[-1].export is True
     assert [t.label for t in app.tabs][-1] == "Export" and len(app.tabs) == 7
     export = tab(app, "Export")
     rows = export.dataframe[0].value

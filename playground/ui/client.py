@@ -17,11 +17,11 @@ LOCAL = "localhost"       # Streamlit reports no address for a loopback visitor
 def identity(header: str, headers: Mapping[str, str], peer: Optional[str]) -> str:
     """The client's identity from the configured header (if any) or the peer address."""
     if header:
-        value = next((v for k, v in headers.items() if k.lower() == header.lower()), "")
+        value = next((str(v) for k, v in headers.items() if k.lower() == header.lower()), "")
         hops = [hop.strip() for hop in value.split(",") if hop.strip()]
         if hops:
             return hops[-1] if header.lower() == "x-forwarded-for" else hops[0]
-    return peer or LOCAL
+    return peer if isinstance(peer, str) and peer else LOCAL
 
 
 def client_id(header: str) -> str:
