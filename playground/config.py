@@ -43,6 +43,7 @@ class Settings:
     max_calls: int = 50                          # PLAYGROUND_MAX_CALLS
     max_timing_budget_s: float = 10.0            # PLAYGROUND_MAX_TIMING_BUDGET_S
     runs_per_minute: int = 20                    # PLAYGROUND_RUNS_PER_MINUTE, per session
+    editor: str = "auto"                         # PLAYGROUND_EDITOR: auto (code editor) | plain
 
     @classmethod
     def from_env(cls) -> "Settings":
