@@ -1,10 +1,26 @@
-"""Streamlit entry point: page config, then the playground UI (which never imports TensorFlow)."""
+"""Streamlit entry point: page config, then the playground UI (which never imports TensorFlow).
+
+`streamlit run app.py` finds the `st.App` below and imports this module (as `app`) to serve it;
+its lifespan starts the shared worker pool when the server starts, so the first visitor finds
+warm workers. Each page view runs this same file as `__main__` (so does AppTest).
+"""
 from __future__ import annotations
 
 import streamlit as st
 
-st.set_page_config(page_title="tf.function playground", page_icon="🔁", layout="wide")
+if __name__ == "__main__":   # a page run
+    st.set_page_config(page_title="tf.function playground", page_icon="🔁", layout="wide")
 
-from playground.ui import main  # noqa: E402  (set_page_config must come first)
+    from playground.ui import main  # noqa: E402  (set_page_config must come first)
 
-main()
+    main()
+else:   # imported by `streamlit run` to find the ASGI app
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(_app):  # type: ignore[no-untyped-def]
+        from playground.ui import run
+        run.warm_at_start()
+        yield
+
+    app = st.App(__file__, lifespan=_lifespan)

@@ -93,7 +93,9 @@ def own_server(start_timeout: float = 180.0) -> Iterator[tuple[str, int]]:
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(ROOT),
+                                                                  # its clients type into the text area
+                                                                  PLAYGROUND_EDITOR=os.environ.get("PLAYGROUND_EDITOR", "plain")))
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + start_timeout

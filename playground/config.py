@@ -48,6 +48,7 @@ class Settings:
     client_running: int = 1                      # PLAYGROUND_CLIENT_RUNNING, jobs at once
     client_queued: int = 2                       # PLAYGROUND_CLIENT_QUEUED, jobs waiting
     client_seconds_per_minute: float = 40.0      # PLAYGROUND_CLIENT_SECONDS_PER_MINUTE
+    editor: str = "auto"                         # PLAYGROUND_EDITOR: auto (code editor) | plain
 
     @classmethod
     def from_env(cls) -> "Settings":

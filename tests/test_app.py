@@ -21,6 +21,7 @@ BROKEN = json.loads((pathlib.Path(__file__).parent / "data" / "broken.job.json")
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
+    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")   # AppTest cannot drive the code editor component
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
     at = AppTest.from_file(APP, default_timeout=60)
     return at
@@ -494,3 +495,49 @@ def test_a_null_byte_in_the_editor_is_named_not_a_crash(app: AppTest) -> None:
     assert not app.exception
     shown = " ".join(e.value for e in app.error) + " ".join(c.value for c in app.caption)
     assert "null byte" in shown
+
+
+def test_code_editor_is_a_layer_over_the_source_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Default editor: the component draws (AppTest cannot type in it), the text lives in
+    session_state[keys.SOURCE], and setting that is what typing does."""
+    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
+    monkeypatch.delenv("PLAYGROUND_EDITOR", raising=False)
+    monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert not [t for t in at.text_area if t.key == keys.SOURCE]
+    assert any("Ctrl+Enter" in c.value for c in at.caption)
+    at.session_state[keys.SOURCE] = SQUARE["source"]
+    at.run()
+    assert at.selectbox(key=keys.FUNCTION).value == "square_sum"
+    # The plain text box toggle swaps in the text area, with the same text.
+    at.toggle(key=keys.PLAIN_EDITOR).set_value(True).run()
+    assert at.text_area(key=keys.SOURCE).value == SQUARE["source"]
+    at.toggle(key=keys.PLAIN_EDITOR).set_value(False).run()
+    assert at.session_state[keys.SOURCE] == SQUARE["source"]
+
+
+def test_editor_that_cannot_load_falls_back_to_the_text_area(monkeypatch: pytest.MonkeyPatch) -> None:
+    from playground.ui import editor
+    monkeypatch.setattr(editor, "_load_component", lambda: None)
+    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
+    monkeypatch.delenv("PLAYGROUND_EDITOR", raising=False)
+    monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert any("could not be loaded" in w.value for w in at.warning)
+    assert at.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source
+
+
+def test_gutter_marks_errors_and_pitfalls_of_the_code_that_ran() -> None:
+    from playground.job import Report
+    from playground.ui import gutter
+    report = Report.from_json((pathlib.Path(__file__).parent / "data" / "broken.json").read_text())
+    marks = gutter.annotations(BROKEN["source"], report, BROKEN["source"])
+    assert {(m["row"], m["type"]) for m in marks} == {(4, "error"), (4, "warning")}
+    assert any("AttributeError" in m["text"] for m in marks)
+    assert gutter.annotations(BROKEN["source"] + "\n# edited", report, BROKEN["source"]) == []
+    missing_colon = "import tensorflow as tf\n\ndef f(x)\n    return x\n"
+    [mark] = gutter.annotations(missing_colon, None, None)
+    assert mark["row"] == 2 and mark["type"] == "error" and "SyntaxError" in mark["text"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import time
 
 import pytest
 
@@ -12,6 +13,7 @@ from browser_support import CHROMIUM, IDLE, launch, streamlit_server
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
+expect.set_options(timeout=20_000)   # the shared 2-core machine draws charts slowly under load
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "screenshots"
@@ -43,10 +45,46 @@ def page(server):
         browser.close()
 
 
+EDITOR_FRAME = ".st-key-source_box iframe"   # the code editor component (Ace, in an iframe)
+
+
+def editor(page):
+    return page.frame_locator(EDITOR_FRAME)
+
+
 def wait_idle(page) -> None:
-    # The first script run has drawn the editor once the source box exists.
-    page.wait_for_selector(".st-key-source textarea", timeout=RUN_TIMEOUT_MS)
+    # The first script run has drawn the editor once Ace's text layer exists in its frame.
+    editor(page).locator(".ace_content").wait_for(timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+
+
+def editor_text(page) -> str:
+    return editor(page).locator(".ace_editor").evaluate("el => el.env.editor.getValue()")
+
+
+def expect_editor_text(page, pattern: str) -> None:
+    deadline = time.monotonic() + 30
+    while not re.search(pattern, editor_text(page)):
+        assert time.monotonic() < deadline, f"editor text never matched {pattern!r}: {editor_text(page)!r}"
+        time.sleep(0.2)
+
+
+def type_code(page, text: str) -> None:
+    """Replaces the editor's text as a person would: click in it, select all, type (paste-like)."""
+    editor(page).locator(".ace_content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(text)
+
+
+def leave_editor(page) -> None:
+    """Clicking outside the editor blurs it, which hands its text to the app."""
+    page.get_by_text("tf.function playground", exact=True).first.click()
+    page.wait_for_timeout(300)
+    wait_idle(page)
+
+
+def gutter_marks(page, kind: str = "error"):
+    return editor(page).locator(f".ace_gutter-cell.ace_{kind}")
 
 
 def run_and_wait(page, number: int = 1) -> None:
@@ -68,7 +106,7 @@ def open_tab(page, label: str) -> None:
 def test_retracing_example_runs_and_renders_charts(page, server) -> None:
     page.goto(f"{server}/?example=retracing")
     wait_idle(page)
-    expect(page.locator(".st-key-source textarea")).to_have_value(re.compile(r"def process\(x\)"))
+    expect_editor_text(page, r"def process\(x\)")
     run_and_wait(page)
     assert traces_value(page) == "2"
     open_tab(page, "Traces")
@@ -76,7 +114,7 @@ def test_retracing_example_runs_and_renders_charts(page, server) -> None:
     expect(chart.locator(".main-svg").first).to_be_visible()
     page.screenshot(path=str(SHOTS / "retracing_traces.png"), full_page=True)
     open_tab(page, "Converted code")
-    expect(page.get_by_test_id("stCode").filter(has_text="ag__").first).to_be_visible()
+    expect(page.locator(".lm-pane").filter(has_text="ag__").first).to_be_visible()
     open_tab(page, "Graph")
     expect(page.get_by_test_id("stGraphVizChart").first).to_be_visible()
     page.screenshot(path=str(SHOTS / "retracing_graph.png"), full_page=True)
@@ -90,15 +128,18 @@ def test_retracing_example_runs_and_renders_charts(page, server) -> None:
 def test_type_new_function_and_plan(page, server) -> None:
     page.goto(server)
     wait_idle(page)
-    expect(page.locator(".st-key-source textarea")).to_have_value(re.compile("def "))
-    page.locator(".st-key-source textarea").fill(NEW_SOURCE)
-    page.locator(".st-key-source textarea").press("Control+Enter")
-    wait_idle(page)
+    expect_editor_text(page, "def ")
+    type_code(page, NEW_SOURCE)
+    leave_editor(page)
     expect(page.locator(".st-key-function").get_by_role("combobox")).to_have_value(re.compile("^scale"))
     page.locator(".st-key-calls textarea").fill("float32[4], factor=2\nfloat32[4], factor=3\nfloat32[4], factor=3")
     page.locator(".st-key-calls textarea").press("Control+Enter")
     wait_idle(page)
-    run_and_wait(page)
+    # Ctrl+Enter in the editor runs the code.
+    editor(page).locator(".ace_content").click()
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page)
     assert traces_value(page) == "2"        # factor 2 -> 3 retraces, the repeat reuses
     open_tab(page, "Traces")
     expect(page.get_by_test_id("stPlotlyChart").first.locator(".main-svg").first).to_be_visible()
@@ -106,7 +147,8 @@ def test_type_new_function_and_plan(page, server) -> None:
     # The URL follows the state: the code is in it, so a reload restores the editor.
     expect(page).to_have_url(re.compile(r"[?&]code="))
     page.reload()
-    expect(page.locator(".st-key-source textarea")).to_have_value(re.compile(r"def scale\(x, factor\)"))
+    wait_idle(page)
+    expect_editor_text(page, r"def scale\(x, factor\)")
     page.screenshot(path=str(SHOTS / "new_function.png"), full_page=True)
 
 
@@ -122,7 +164,7 @@ def bad(x):
 def test_timing_and_problems_tabs(page, server) -> None:
     page.goto(f"{server}/?example=retracing")
     wait_idle(page)
-    expect(page.locator(".st-key-source textarea")).to_have_value(re.compile("def process"))
+    expect_editor_text(page, "def process")
     page.locator(".st-key-timing label").click()
     wait_idle(page)
     page.locator(".st-key-sweep input").fill("x[0]=16,256,4096")
@@ -139,12 +181,107 @@ def test_timing_and_problems_tabs(page, server) -> None:
     expect(sweep).to_contain_text("3 traces")   # each size retraced the one graph instance
     page.screenshot(path=str(SHOTS / "timing.png"), full_page=True)
 
-    page.locator(".st-key-source textarea").fill(BROKEN)
-    page.locator(".st-key-source textarea").press("Control+Enter")
-    wait_idle(page)
+    type_code(page, BROKEN)
+    leave_editor(page)
     run_and_wait(page, number=2)
     open_tab(page, "Problems")
     marked = page.locator(".problem-source .problem-line")
     expect(marked).to_have_count(1)
     expect(marked).to_contain_text("x.numpy()")
     page.screenshot(path=str(SHOTS / "problems.png"), full_page=True)
+
+
+MISSING_COLON = """import tensorflow as tf
+
+@tf.function
+def f(x)
+    return x + 1
+"""
+
+
+def test_ctrl_enter_runs_and_the_gutter_marks_error_lines(page, server) -> None:
+    page.goto(f"{server}/?example=retracing")
+    wait_idle(page)
+    assert not gutter_marks(page).count()
+    # A missing colon: its line (4) is marked in the gutter, with the message on hover.
+    type_code(page, MISSING_COLON)
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page)
+    marks = gutter_marks(page)
+    expect(marks).to_have_count(1)
+    expect(marks).to_have_text("4")
+    marks.hover()
+    expect(editor(page).locator(".ace_tooltip")).to_contain_text("SyntaxError")
+    # A runtime error inside the function: x.numpy() on line 5; the pitfall is marked there too.
+    type_code(page, BROKEN)
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text(re.compile(r"^Run 2 · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page)
+    expect(gutter_marks(page)).to_have_text("5")
+    gutter_marks(page).hover()
+    expect(editor(page).locator(".ace_tooltip")).to_contain_text("AttributeError")
+    page.screenshot(path=str(SHOTS / "editor_gutter.png"), full_page=True)
+    # A gallery pick replaces the editor's text.
+    page.locator(".st-key-example").get_by_role("combobox").click()
+    page.get_by_role("option", name=re.compile(r"\(tf-print\)")).click()
+    wait_idle(page)
+    expect_editor_text(page, "tf.print")
+    assert not gutter_marks(page).count()
+
+
+def test_editor_loads_with_everything_off_localhost_blocked(page, server) -> None:
+    blocked: list[str] = []
+
+    def only_local(route) -> None:
+        if route.request.url.startswith(server):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_local)
+    page.goto(f"{server}/?example=retracing")
+    wait_idle(page)
+    expect_editor_text(page, r"def process\(x\)")
+    editor(page).locator(".ace_content").click()
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    assert all("fonts.googleapis.com" in url for url in blocked), blocked   # the theme's font only
+
+
+def test_plain_text_box_toggle_keeps_the_code(page, server) -> None:
+    page.goto(f"{server}/?example=retracing")
+    wait_idle(page)
+    page.locator(".st-key-plain_editor label").click()
+    expect(page.locator(".st-key-source textarea")).to_have_value(re.compile(r"def process\(x\)"))
+    page.locator(".st-key-source textarea").fill(NEW_SOURCE)
+    page.locator(".st-key-source textarea").press("Control+Enter")
+    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+    page.locator(".st-key-plain_editor label").click()
+    wait_idle(page)
+    expect_editor_text(page, r"def scale")
+
+
+def test_open_a_notebook_into_the_editor_and_download_the_run_as_one(page, server, tmp_path) -> None:
+    import json
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": src}
+             for src in ("!pip install tensorflow\nimport tensorflow as tf",
+                         "@tf.function\ndef twice(x):\n    return x * 2")]
+    path = tmp_path / "demo.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    page.goto(f"{server}/?example=retracing")
+    wait_idle(page)
+    page.locator(".st-key-open_file input[type=file]").set_input_files(str(path))
+    expect(page.get_by_text(re.compile(r"Opened demo\.ipynb"))).to_be_visible()
+    expect(page.get_by_text("!pip install tensorflow")).to_be_visible()
+    wait_idle(page)
+    expect_editor_text(page, r"def twice\(x\)")
+    assert "!pip" not in editor_text(page)
+    run_and_wait(page)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download as a Jupyter notebook").click()
+    notebook = json.loads(pathlib.Path(download.value.path()).read_text())
+    sources = ["".join(c["source"]) for c in notebook["cells"]]
+    assert any("experimental_get_tracing_count" in s for s in sources)
+    assert any("def twice" in s for s in sources)

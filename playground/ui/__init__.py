@@ -25,6 +25,8 @@ def main() -> None:
     settings = Settings.from_env()
     configure_logging()
     state.init()
+    editor.keep_source()
+    editor.apply_editor_event()   # the code editor's latest text, before anything reads the source
     run.warm()
     st.html(CSS)
     st.title("tf.function playground")
@@ -38,13 +40,14 @@ def main() -> None:
         with c2:
             share_button()
         editor.gallery_panel()
-        infos = editor.source_editor()
+        infos, draw_editor = editor.source_editor(settings)
         plan.show_error(keys.SOURCE)
+        editor.file_opener(settings)
         info = editor.function_picker(infos)
         plan.argument_builder(info)
         plan.plan_text()
         options.options(settings.max_timing_budget_s)
-        run.run_button(settings)
+        run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)))
     with outputs:
         if st.session_state.get(keys.RUN_ERROR):
             st.error(st.session_state[keys.RUN_ERROR])
@@ -53,4 +56,5 @@ def main() -> None:
             st.info("Press **Run** to trace the function with the call plan.")
         else:
             results.render(result)
+    draw_editor()   # last: its gutter marks the report this run may just have made
     state.sync_url()

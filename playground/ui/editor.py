@@ -1,10 +1,33 @@
 """The source editor, the gallery picker and the function picker."""
 from __future__ import annotations
 
+import pathlib
+from typing import Callable, Optional
+
 import streamlit as st
 
-from .. import gallery
-from . import keys, source_info, state
+from .. import gallery, notebook
+from ..config import Settings
+from ..i18n import _
+from . import gutter, keys, source_info, state
+
+SOURCE_HELP = ("Paste a module that defines a function. It runs in a sandboxed worker, "
+               "never in this web process.")
+# Ace options: Python mode comes from `lang`; these make it an editor for code.
+ACE_OPTIONS = {"showLineNumbers": True, "tabSize": 4, "useSoftTabs": True, "navigateWithinSoftTabs": True,
+               "fontFamily": '"Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+               "fontSize": 13, "wrap": False, "showPrintMargin": False, "highlightActiveLine": True}
+
+
+def _load_component() -> Optional[Callable]:
+    """streamlit-code-editor's component function, or None when it (or its built assets) is missing."""
+    try:
+        import code_editor
+        from code_editor import code_editor as component
+    except Exception:  # noqa: BLE001 - any import failure means: use the text area
+        return None
+    build = pathlib.Path(code_editor.__file__).parent / "frontend" / "build" / "index.html"
+    return component if build.is_file() else None
 
 
 def gallery_picker() -> None:
@@ -32,15 +55,121 @@ def gallery_panel() -> None:
             st.caption(f"Fixed version: `{example.fixed_by}`" + (f" ({fixed.title})" if fixed else ""))
 
 
-def source_editor() -> list[source_info.FunctionInfo]:
-    st.text_area("Your TensorFlow code", key=keys.SOURCE, height=260,
-                 help="Paste a module that defines a function. It runs in a sandboxed worker, "
-                      "never in this web process.")
+def keep_source() -> None:
+    """The text lives in st.session_state[keys.SOURCE] whichever editor draws it. Re-assigning it
+    each run keeps it when the text area (whose key it is) is not drawn: Streamlit drops the state
+    of a widget that a run did not draw."""
+    if keys.SOURCE in st.session_state:
+        st.session_state[keys.SOURCE] = st.session_state[keys.SOURCE]
+
+
+def _editor_key() -> str:
+    return f"{keys.CODE_EDITOR}_{st.session_state.get(keys.EDITOR_GENERATION, 0)}"
+
+
+def apply_editor_event(value: object = None) -> None:
+    """Writes the code editor's text into keys.SOURCE (once per event); Ctrl+Enter asks for a run.
+
+    Called before anything reads the source (with the value the browser sent), and again with
+    what the component returned."""
+    if value is None:
+        value = st.session_state.get(_editor_key())
+    if not isinstance(value, dict) or not value.get("id"):
+        return
+    if value["id"] == st.session_state.get(keys.EDITOR_EVENT):
+        return
+    st.session_state[keys.EDITOR_EVENT] = value["id"]
+    text = value.get("text")
+    if isinstance(text, str):
+        st.session_state[keys.SOURCE] = text
+    if value.get("type") == "submit":
+        st.session_state[keys.RUN_REQUESTED] = True
+
+
+def use_code_editor(settings: Settings) -> bool:
+    return settings.editor != "plain" and not st.session_state.get(keys.PLAIN_EDITOR)
+
+
+def _text_area() -> None:
+    st.text_area(_("Your TensorFlow code"), key=keys.SOURCE, height=260, help=_(SOURCE_HELP))
+
+
+def _code_editor(component: Callable) -> Callable[[], None]:
+    """Draws the caption and a slot now, and returns what fills the slot with the editor. The
+    editor is drawn last, after a run this script may do, so its gutter marks the new report."""
+    st.caption(_("Your TensorFlow code · **Ctrl+Enter** (⌘+Enter) runs it"), help=_(SOURCE_HELP))
+    slot = st.container(key="source_box")
+
+    def draw() -> None:
+        source = st.session_state.get(keys.SOURCE, "")
+        result = state.result()
+        marks = gutter.annotations(source, result.report if result else None,
+                                   result.job.source if result else None)
+        with slot:
+            value = component(source, lang="python", theme="default", shortcuts="vscode",
+                              height=[14, 32], response_mode=["blur"], options=ACE_OPTIONS,
+                              props={"annotations": marks}, key=_editor_key())
+        apply_editor_event(value)
+
+    return draw
+
+
+def open_file(max_source_bytes: int) -> None:
+    """on_change of the file uploader: a .py or .ipynb file's code replaces the editor's."""
+    upload = st.session_state.get(keys.OPEN_FILE)
+    if upload is None:
+        st.session_state.pop(keys.OPEN_NOTE, None)
+        return
+    try:
+        opened = notebook.code_of(upload.name, upload.getvalue())
+        if len(opened.source.encode()) > max_source_bytes:
+            raise ValueError(_("its code is over {limit} bytes").format(limit=max_source_bytes))
+    except ValueError as error:
+        st.session_state[keys.OPEN_NOTE] = ("error", _("Could not open {name}: {reason}.").format(
+            name=upload.name, reason=error))
+        return
+    st.session_state[keys.SOURCE] = opened.source
+    state.code_from_outside()
+    note = _("Opened {name}.").format(name=upload.name)
+    if opened.dropped:
+        note += " " + _("Left out, because plain Python cannot run them: {items}.").format(
+            items=", ".join(f"`{item}`" for item in opened.dropped))
+    st.session_state[keys.OPEN_NOTE] = ("info", note)
+
+
+def file_opener(settings: Settings) -> None:
+    st.file_uploader(_("Open a .py or .ipynb file"), type=["py", "ipynb"], key=keys.OPEN_FILE,
+                     on_change=open_file, args=(settings.max_source_bytes,),
+                     help=_("Its code replaces the editor's: a notebook's code cells, joined. "
+                            "Magics (%...) and shell lines (!pip ...) are left out."))
+    kind, message = st.session_state.get(keys.OPEN_NOTE) or ("", "")
+    if kind == "error":
+        st.error(message)
+    elif kind:
+        st.info(message)
+
+
+def source_editor(settings: Settings) -> tuple[list[source_info.FunctionInfo], Callable[[], None]]:
+    """The editor (or the text area), its syntax check and the functions it defines; the second
+    value draws the code editor and must be called at the end of the page."""
+    component = _load_component() if use_code_editor(settings) else None
+    draw: Callable[[], None] = lambda: None
+    if component is not None:
+        draw = _code_editor(component)
+    else:
+        if use_code_editor(settings):   # wanted, but its package or assets are missing
+            st.warning(_("The code editor could not be loaded, so this is a plain text box. "
+                         "Everything works; Ctrl+Enter applies the text, the Run button runs it."))
+        _text_area()
+    if settings.editor != "plain":
+        st.toggle(_("Plain text box"), key=keys.PLAIN_EDITOR,
+                  help=_("Edit in a plain text box instead of the code editor, for instance when "
+                         "the editor does not load in your browser."))
     source = st.session_state.get(keys.SOURCE, "")
     error = source_info.syntax_error(source)
     if error:
         st.error(f"Syntax error, {error}")
-    return source_info.functions(source)
+    return source_info.functions(source), draw
 
 
 def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.FunctionInfo | None:

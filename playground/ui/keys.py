@@ -18,6 +18,10 @@ RUN = "run"
 APPEND_CALL = "append_call"
 BUILD_SIGNATURE = "build_signature"
 SHARE = "share"
+PLAIN_EDITOR = "plain_editor"   # toggle: the plain text area instead of the code editor
+CODE_EDITOR = "code_editor"     # the code editor component's key prefix (+ its generation)
+OPEN_FILE = "open_file"         # file uploader: a .py or .ipynb into the editor
+DOWNLOAD_NOTEBOOK = "download_notebook"
 
 # Results and chart-only controls
 RESULT_TAB = "result_tab"       # the open results tab; only it is drawn
@@ -43,6 +47,12 @@ RESULT = "_result"              # ui.state.Result of the last run
 RUN_ERROR = "_run_error"        # message of a run that produced no report
 FIELD_ERRORS = "_field_errors"  # {widget key: message} from validation
 LOADED_EXAMPLE = "_loaded_example"
+EDITOR_GENERATION = "_editor_generation"  # bumped when code arrives from outside the editor
+EDITOR_EVENT = "_editor_event"            # id of the editor event last applied
+RUN_REQUESTED = "_run_requested"          # Ctrl+Enter in the editor: run on this rerun
+OPENED_FILE = "_opened_file"              # file_id of the upload last loaded
+OPEN_NOTE = "_open_note"                  # (kind, message) about the file last opened
+NOTEBOOK = "_notebook"                    # (run number, .ipynb text) of the last result
 
 
 def param(kind: str, name: str) -> str:

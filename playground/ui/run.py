@@ -41,8 +41,25 @@ def executor() -> FairExecutor:
     return shared_executor(os.environ.get(EXECUTOR_ENV, ""))
 
 
+def warm_at_start() -> None:
+    """At server start (app.py's lifespan): creates the shared executor in the background, so the
+    pool's workers import TensorFlow before the first visitor arrives. A failure here is only
+    logged; the first page view tries again and shows it."""
+    import logging
+    import threading
+
+    def start() -> None:
+        try:
+            executor()
+        except Exception:  # noqa: BLE001 - never take the server down; warm() reports it per page
+            logging.getLogger(__name__).exception("warming the pool at start failed")
+
+    threading.Thread(target=start, name="warm-pool", daemon=True).start()
+
+
 def warm() -> None:
-    """Creates the shared executor on the first page view, so workers warm before the first Run."""
+    """Creates the shared executor on the first page view if the server start did not (AppTest,
+    a server started without app.py's st.App), so workers warm before the first Run."""
     try:
         executor()
     except PlaygroundError as error:  # e.g. an unknown PLAYGROUND_EXECUTOR: say so at Run time
@@ -146,9 +163,10 @@ def _session_id() -> str:
         return "unknown"
 
 
-def run_button(settings: Settings) -> None:
-    """Draws the button; on a click, runs the job and stores the Result (or the error)."""
-    if not st.button("Run", key=keys.RUN, type="primary", width="stretch"):
+def run_button(settings: Settings, requested: bool = False) -> None:
+    """Draws the button; on a click (or `requested`: Ctrl+Enter in the editor), runs the job and
+    stores the Result (or the error)."""
+    if not st.button("Run", key=keys.RUN, type="primary", width="stretch") and not requested:
         return
     values = state.current_values()
     errors = plan.validate(values, max_calls=settings.max_calls,

@@ -123,12 +123,19 @@ def init() -> None:
     st.session_state[keys.INITIALISED] = True
 
 
+def code_from_outside() -> None:
+    """Code arrived from outside the code editor (the gallery, a file): the editor is drawn afresh
+    with it, under a new key, so it never keeps the text it had."""
+    st.session_state[keys.EDITOR_GENERATION] = st.session_state.get(keys.EDITOR_GENERATION, 0) + 1
+
+
 def load_example() -> None:
     """on_change of the gallery picker: replace the inputs with the chosen example."""
     example = gallery.BY_SLUG[st.session_state[keys.EXAMPLE]]
     for key, value in example_values(example).items():
         st.session_state[key] = value
     st.session_state.pop(keys.FIELD_ERRORS, None)
+    code_from_outside()
 
 
 def current_values() -> dict:

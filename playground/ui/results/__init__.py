@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import gallery
+from ... import gallery, notebook
+from ...i18n import _
 from ...job import FunctionReport, Report
 from .. import keys
 from ..state import Result
@@ -73,10 +74,25 @@ def pick_function(report: Report) -> FunctionReport | None:
     return next((f for f in report.functions if f.name == chosen), report.functions[0])
 
 
+def notebook_download(result: Result) -> None:
+    """The run as a Jupyter notebook in plain TensorFlow; built once per run, not per rerun."""
+    held = st.session_state.get(keys.NOTEBOOK)
+    if not held or held[0] != result.number:
+        held = (result.number, notebook.dumps(result.job, result.report))
+        st.session_state[keys.NOTEBOOK] = held
+    name = (result.job.function or "script").replace(".", "_")
+    st.download_button(_("Download as a Jupyter notebook"), held[1], f"{name}.ipynb",
+                       "application/x-ipynb+json", key=keys.DOWNLOAD_NOTEBOOK,
+                       help=_("The code, the call plan as real calls, the tracing count after each "
+                              "call, the converted code (and a timeit cell when timing was on), "
+                              "in plain TensorFlow."))
+
+
 def render(result: Result) -> None:
     report = result.report
     environment_line(report, result.number)
     summary(report)
+    notebook_download(result)
     claim_checks(result)
     function = pick_function(report)
     views = [lambda: code.render(result, function), lambda: traces.render(function),

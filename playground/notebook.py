@@ -1,0 +1,213 @@
+"""Jupyter notebooks in and out: a run as a notebook in plain TensorFlow, and a notebook's code.
+
+Pure (no Streamlit, no TensorFlow): the notebook is text that imports TensorFlow when someone
+runs it. `build` reproduces a Job: the code, the call plan as real calls on the same
+deterministic tensors the sandbox makes (playground/engine/values.py), the tracing count after
+each call, the converted code, and a timeit cell when timing was on. `code_of` reads a `.py` or
+`.ipynb` file back into editor text, dropping what plain Python cannot run.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+import nbformat
+from nbformat import v4
+
+from .i18n import _
+from .job import Job, Report
+from .specs import CallSpec, PyValue, TensorSpec, parse_call, parse_signature
+
+# The same values as the engine's make_tensor (playground/engine/values.py), so a notebook's
+# calls see the tensors the playground's calls saw.
+MAKE_TENSOR = '''\
+def make_tensor(dtype, shape, seed):
+    """Deterministic values: the same dtype, shape and seed always give the same tensor."""
+    rng = np.random.default_rng(seed)
+    dtype = tf.dtypes.as_dtype(dtype)
+    if dtype == tf.string:
+        flat = np.array([f"s{i}" for i in range(int(np.prod(shape, dtype=np.int64)))], dtype=object)
+        return tf.constant(flat.reshape(shape), dtype=tf.string)
+    if dtype.is_bool:
+        return tf.constant(rng.random(shape) < 0.5)
+    if dtype.is_integer:
+        low, high = (0, 10) if dtype.is_unsigned else (-5, 10)
+        return tf.constant(rng.integers(low, high, size=shape), dtype=dtype)
+    if dtype.is_complex:
+        return tf.constant(rng.standard_normal(shape) + 1j * rng.standard_normal(shape), dtype=dtype)
+    return tf.cast(tf.constant(rng.standard_normal(shape), dtype=tf.float64), dtype)'''
+
+MAX_NOTEBOOK_BYTES = 4 << 20   # a notebook opened into the editor; outputs make them big
+
+
+def _arg(arg: object, seed: int) -> str:
+    if isinstance(arg, TensorSpec):
+        return f"make_tensor({arg.dtype!r}, {tuple(arg.shape)!r}, seed={seed})"
+    assert isinstance(arg, PyValue)
+    return repr(arg.value)
+
+
+def call_expression(call: CallSpec, index: int, name: str = "f") -> str:
+    """`f(make_tensor("float32", (3,), seed=0), n=2)`: the seeds the engine uses for call `index`."""
+    seed = 1000 * index
+    parts = [_arg(a, seed + i) for i, a in enumerate(call.args)]
+    parts += [f"{k}={_arg(v, seed + 100 + i)}" for i, (k, v) in enumerate(call.kwargs)]
+    return f"{name}({', '.join(parts)})"
+
+
+def _signature(text: str) -> str:
+    specs = parse_signature(text)
+    items = ", ".join(f"tf.TensorSpec({tuple(s.shape)!r}, tf.{s.dtype})" for s in specs)
+    return f"[{items}]"
+
+
+def _function_cell(job: Job) -> str:
+    options = []
+    if job.signature:
+        options.append(f"input_signature={_signature(job.signature)}")
+    if job.reduce_retracing:
+        options.append("reduce_retracing=True")
+    if job.jit_compile:
+        options.append("jit_compile=True")
+    lines = [f"entry = {job.function}"]
+    if options:
+        lines.append("# The playground's options, on the plain Python function under any @tf.function.")
+        lines.append(f"f = tf.function(getattr(entry, 'python_function', entry), {', '.join(options)})")
+    else:
+        lines.append("# An existing @tf.function is used as it is; a plain function is wrapped.")
+        lines.append("f = entry if hasattr(entry, 'python_function') else tf.function(entry)")
+    return "\n".join(lines)
+
+
+def _recorded(report: Optional[Report], job: Job) -> dict[int, int]:
+    """Call index -> the tracing count the playground saw, for the entry function."""
+    if report is None:
+        return {}
+    for function in report.functions:
+        if job.function and function.name in (job.function, job.function.split(".")[-1]):
+            return {c.index: c.tracing_count for c in function.calls}
+    return {}
+
+
+def _timing_cell(call: CallSpec, index: int, jit: bool) -> str:
+    lines = ["import timeit", "",
+             "# The last call of the plan, timed eager (the plain Python function) and as a graph.",
+             f"call = lambda fn: {call_expression(call, index, 'fn')}",
+             "eager_fn = f.python_function",
+             "graph_fn = f",
+             "call(graph_fn)  # trace once, outside the clock"]
+    modes = [("eager", "eager_fn"), ("graph", "graph_fn")]
+    if jit:
+        lines += ["xla_fn = tf.function(f.python_function, jit_compile=True)", "call(xla_fn)"]
+        modes.append(("XLA", "xla_fn"))
+    lines.append("for label, fn in [" + ", ".join(f"({m!r}, {v})" for m, v in modes) + "]:")
+    lines.append("    runs, total = timeit.Timer(lambda: call(fn)).autorange()")
+    lines.append("    print(f\"{label}: {total / runs * 1e6:.1f} us per call ({runs} calls)\")")
+    return "\n".join(lines)
+
+
+def build(job: Job, report: Optional[Report] = None) -> nbformat.NotebookNode:
+    """A notebook that reproduces `job` in plain TensorFlow (no playground needed)."""
+    nb = v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    version = report.tensorflow_version if report else ""
+    intro = [_("# tf.function playground run"), "",
+             _("This notebook reproduces a playground run in plain TensorFlow") +
+             (f" (the playground ran TensorFlow {version})." if version else ".")]
+    cells = [v4.new_markdown_cell("\n".join(intro)),
+             v4.new_code_cell("import numpy as np\nimport tensorflow as tf\n\nprint(tf.__version__)"),
+             v4.new_markdown_cell(_("## Your code")),
+             v4.new_code_cell(job.source.rstrip("\n"))]
+    if job.function is None:
+        cells.append(v4.new_markdown_cell(_("The code ran as a script: the cell above is the whole run. "
+                                            "Each `tf.function` it left in the module, and its traces:")))
+        cells.append(v4.new_code_cell(
+            "for name, value in list(globals().items()):\n"
+            "    if hasattr(value, 'experimental_get_tracing_count'):\n"
+            "        print(name, 'traced', value.experimental_get_tracing_count(), 'time(s)')\n"
+            "        print(tf.autograph.to_code(value.python_function))"))
+        nb.cells = cells
+        return nb
+    recorded = _recorded(report, job)
+    calls = [parse_call(text) for text in job.calls]
+    cells += [v4.new_markdown_cell(_("## The call plan\n\nTensors get deterministic values: the same "
+                                     "as in the playground's run.")),
+              v4.new_code_cell(MAKE_TENSOR),
+              v4.new_code_cell(_function_cell(job))]
+    for index, (text, call) in enumerate(zip(job.calls, calls)):
+        expected = (f"  # the playground saw {recorded[index]}" if index in recorded else "")
+        cells.append(v4.new_code_cell(
+            f"# Call {index + 1}: {text}\n"
+            f"result = {call_expression(call, index)}\n"
+            f"print(result)\n"
+            f"print('tracing count:', f.experimental_get_tracing_count()){expected}"))
+    cells += [v4.new_markdown_cell(_("## What AutoGraph made of it")),
+              v4.new_code_cell("print(tf.autograph.to_code(f.python_function))")]
+    if job.timing and calls:
+        cells += [v4.new_markdown_cell(_("## Timing")),
+                  v4.new_code_cell(_timing_cell(calls[-1], len(calls) - 1, job.jit_compile))]
+    nb.cells = cells
+    return nb
+
+
+def dumps(job: Job, report: Optional[Report] = None) -> str:
+    nb = build(job, report)
+    nbformat.validate(nb)
+    return nbformat.writes(nb)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A file's code for the editor, and what was left out of it (shown to the user)."""
+
+    source: str
+    dropped: list[str] = field(default_factory=list)
+
+
+# Cell magics whose body is Python; any other (%%bash, %%html, %%writefile...) drops its cell.
+_PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+
+
+def _strip_lines(text: str, dropped: list[str]) -> str:
+    kept = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("%", "!")):
+            dropped.append(stripped)
+        else:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def code_of(name: str, data: bytes) -> Opened:
+    """The editor text of a `.py` or `.ipynb` file: code cells joined, magics and ! lines dropped.
+
+    Raises ValueError with a message for the user when the file cannot be read."""
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        raise ValueError(_("the file is over {limit} MiB").format(limit=MAX_NOTEBOOK_BYTES >> 20))
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(_("the file is not UTF-8 text")) from None
+    dropped: list[str] = []
+    if not name.lower().endswith(".ipynb"):
+        return Opened(_strip_lines(text, dropped).rstrip("\n") + "\n", dropped)
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except (json.JSONDecodeError, nbformat.reader.NotJSONError, KeyError, ValueError, AttributeError):
+        raise ValueError(_("the file is not a Jupyter notebook")) from None
+    chunks = []
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        body = str(cell.get("source", ""))
+        first = body.lstrip().split("\n", 1)[0].strip()
+        if first.startswith("%%") and not first.startswith(_PYTHON_CELL_MAGICS):
+            dropped.append(_("a {magic} cell").format(magic=first.split()[0]))
+            continue
+        code = _strip_lines(body, dropped).strip("\n")
+        if code.strip():
+            chunks.append(code)
+    return Opened("\n\n".join(chunks) + "\n", dropped)
