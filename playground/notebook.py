@@ -8,6 +8,8 @@ each call, the converted code, and a timeit cell when timing was on. `code_of` r
 """
 from __future__ import annotations
 
+import inspect
+
 import json
 from dataclasses import dataclass, field
 from typing import Optional
@@ -15,28 +17,14 @@ from typing import Optional
 import nbformat
 from nbformat import v4
 
+from . import seeded
 from .i18n import _
 from .job import Job, Report
 from .specs import CallSpec, PyValue, TensorSpec, parse_call, parse_signature
 
-# The same values as the engine's make_tensor (playground/engine/values.py), so a notebook's
-# calls see the tensors the playground's calls saw.
-MAKE_TENSOR = '''\
-def make_tensor(dtype, shape, seed):
-    """Deterministic values: the same dtype, shape and seed always give the same tensor."""
-    rng = np.random.default_rng(seed)
-    dtype = tf.dtypes.as_dtype(dtype)
-    if dtype == tf.string:
-        flat = np.array([f"s{i}" for i in range(int(np.prod(shape, dtype=np.int64)))], dtype=object)
-        return tf.constant(flat.reshape(shape), dtype=tf.string)
-    if dtype.is_bool:
-        return tf.constant(rng.random(shape) < 0.5)
-    if dtype.is_integer:
-        low, high = (0, 10) if dtype.is_unsigned else (-5, 10)
-        return tf.constant(rng.integers(low, high, size=shape), dtype=dtype)
-    if dtype.is_complex:
-        return tf.constant(rng.standard_normal(shape) + 1j * rng.standard_normal(shape), dtype=dtype)
-    return tf.cast(tf.constant(rng.standard_normal(shape), dtype=tf.float64), dtype)'''
+# The engine's own function, so a notebook's calls see the tensors the playground's calls saw.
+MAKE_TENSOR = inspect.getsource(seeded.make_tensor).replace(
+    "def make_tensor(dtype: Any, shape: tuple, seed: int) -> Any:", "def make_tensor(dtype, shape, seed):")
 
 MAX_NOTEBOOK_BYTES = 4 << 20   # a notebook opened into the editor; outputs make them big
 

@@ -6,28 +6,14 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from .. import seeded
 from ..specs import CallSpec, PyValue, TensorSpec
 
 _MAX_SUMMARY = 300
 
 
 def make_tensor(spec: TensorSpec, seed: int) -> tf.Tensor:
-    """Deterministic values: the same spec and seed always give the same tensor."""
-    rng = np.random.default_rng(seed)
-    shape = tuple(int(d) for d in spec.shape)  # calls never hold None dims
-    dtype = tf.dtypes.as_dtype(spec.dtype)
-    if dtype == tf.string:
-        flat = np.array([f"s{i}" for i in range(int(np.prod(shape, dtype=np.int64)))], dtype=object)
-        return tf.constant(flat.reshape(shape), dtype=tf.string)
-    if dtype.is_bool:
-        return tf.constant(rng.random(shape) < 0.5)
-    if dtype.is_integer:
-        low, high = (0, 10) if dtype.is_unsigned else (-5, 10)
-        return tf.constant(rng.integers(low, high, size=shape), dtype=dtype)
-    if dtype.is_complex:
-        real = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-        return tf.constant(real, dtype=dtype)
-    return tf.cast(tf.constant(rng.standard_normal(shape), dtype=tf.float64), dtype)
+    return seeded.make_tensor(spec.dtype, tuple(int(d) for d in spec.shape), seed)  # no None dims
 
 
 def make_value(arg: TensorSpec | PyValue, seed: int) -> Any:
