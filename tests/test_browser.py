@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from browser_support import CHROMIUM, IDLE, launch, streamlit_server
+from browser_support import CHROMIUM, launch, run_and_wait, streamlit_server, traces_value, wait_idle
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -15,7 +15,6 @@ expect = sync_api.expect
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "screenshots"
-RUN_TIMEOUT_MS = 120_000  # a cold worker imports TensorFlow first
 
 NEW_SOURCE = """import tensorflow as tf
 
@@ -41,24 +40,6 @@ def page(server):
         page = browser.new_page(viewport={"width": 1500, "height": 2200})
         yield page
         browser.close()
-
-
-def wait_idle(page) -> None:
-    # The first script run has drawn the editor once the source box exists.
-    page.wait_for_selector(".st-key-source textarea", timeout=RUN_TIMEOUT_MS)
-    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
-
-
-def run_and_wait(page, number: int = 1) -> None:
-    page.locator(".st-key-run button").click()
-    # Each result is captioned "Run <n>": waiting for n tells a fresh result from the last one.
-    expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    wait_idle(page)
-
-
-def traces_value(page) -> str:
-    metric = page.get_by_test_id("stMetric").filter(has_text="Traces")
-    return metric.get_by_test_id("stMetricValue").inner_text().strip()
 
 
 def open_tab(page, label: str) -> None:
