@@ -56,6 +56,12 @@ def service() -> compose_service.Service:
     return compose_service.load(COMPOSE, environ=ENVIRON, publish=lambda port: free_port())
 
 
+def app_port() -> int:
+    """The container port the file publishes (the app's)."""
+    (port,) = service().ports
+    return port
+
+
 @pytest.fixture(scope="module")
 def image(engine, request) -> container_support.Build:
     spec = service()
@@ -67,9 +73,11 @@ def image(engine, request) -> container_support.Build:
     return built
 
 
-def host_port(container: Container, port: int) -> int:
-    binding = json.loads(container.inspect("{{json .NetworkSettings.Ports}}"))[f"{port}/tcp"]
-    return int(binding[0]["HostPort"])
+def published_url(container: Container, port: int) -> str:
+    """http://ADDRESS:PORT where the host reaches the container's port (the file's address)."""
+    binding = json.loads(container.inspect("{{json .NetworkSettings.Ports}}"))[f"{port}/tcp"][0]
+    address = binding["HostIp"] if binding["HostIp"] not in ("", "0.0.0.0") else "127.0.0.1"
+    return f"http://{address}:{binding['HostPort']}"
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +92,7 @@ def app(image) -> Container:
 @pytest.fixture(scope="module")
 def up(app, request) -> str:
     """The app's URL once its health endpoint answers and Docker calls it healthy."""
-    url = f"http://127.0.0.1:{host_port(app, 8501)}"
+    url = published_url(app, app_port())
     answered = app.wait_answer(url + HEALTH_PATH, timeout_s=180)
     # Docker runs the first check one interval after the start, so this takes at least that.
     healthy = app.wait_healthy(timeout_s=300)
@@ -172,7 +180,7 @@ def test_cli_job_runs_in_bubblewrap_with_no_network_and_a_read_only_root(image, 
     python = image.env["PLAYGROUND_PYTHON"]
     address = app.inspect("{{.NetworkSettings.IPAddress}}")
     gateway = app.inspect("{{.NetworkSettings.Gateway}}")
-    server = f"({address!r}, 8501)"
+    server = f"({address!r}, {app_port()})"
     # The same probe outside the sandbox first: there the app's address answers (so a refusal
     # inside is the sandbox's doing), and the container's root is read-only too.
     outside, _ = probe(app, f'{{"app": connect({server}), "write_app": write("/app/probe"), '
