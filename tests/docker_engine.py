@@ -60,7 +60,7 @@ def engine() -> Iterator[str]:
                 raise NoEngine(f"dockerd did not answer within {START_TIMEOUT_S} s:\n"
                                f"{_tail(log.name)}")
             time.sleep(0.5)
-        yield f"dockerd started for these tests (log: {log.name})"
+        yield "dockerd started for these tests"
     finally:
         process.terminate()
         try:
@@ -68,3 +68,5 @@ def engine() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        log.close()
+    os.unlink(log.name)       # kept only when dockerd failed to start: that error quotes it
