@@ -1,9 +1,14 @@
 # The tf.function playground as a service image (docs/hosting.md explains how to run it safely).
 #   docker build -t tf-playground .                         CPU TensorFlow
 #   docker build -t tf-playground:gpu --build-arg TF_VARIANT=gpu .   tensorflow[and-cuda]
+#   scripts/build-image.sh                                  the same, where Docker Hub is unreachable
 # Follows Streamlit's deployment conventions: slim base, EXPOSE 8501, HEALTHCHECK on
 # /_stcore/health, ENTRYPOINT `streamlit run app.py` on 0.0.0.0. tests/test_container.py checks them.
-FROM python:3.11-slim-bookworm
+
+# The official image for real deployments. scripts/build-image.sh passes a base made from Debian's
+# own bookworm packages (python3 3.11, debootstrap) where Docker Hub cannot be reached.
+ARG BASE_IMAGE=python:3.11-slim-bookworm
+FROM ${BASE_IMAGE}
 
 # cpu: tensorflow from requirements.txt; gpu: the same pinned version as tensorflow[and-cuda].
 ARG TF_VARIANT=cpu

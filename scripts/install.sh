@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Installs the playground on a fresh Debian machine: system packages and a world-readable venv.
 #   scripts/install.sh           bubblewrap + the venv (enough to run the app)
-#   scripts/install.sh --test    also Chromium (browser tests) and strace (seccomp profile test)
+#   scripts/install.sh --test    also Chromium (browser tests), strace (seccomp profile test), and
+#                                Docker's engine with debootstrap (the image's build-and-run tests)
 # The venv lives outside any home directory (default /opt/tf-playground/venv) because sandboxed
 # workers run as an unprivileged uid, which cannot enter /root (mode 0700).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${PLAYGROUND_VENV:-/opt/tf-playground/venv}"
 packages=(bubblewrap python3-venv)
-[[ " $* " == *" --test "* ]] && packages+=(chromium strace)
+if [[ " $* " == *" --test "* ]]; then
+  packages+=(chromium strace debootstrap)
+  # Debian's engine, unless one is installed already (Docker's own docker-ce conflicts with it).
+  command -v dockerd >/dev/null || packages+=(docker.io)
+fi
 
 sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()

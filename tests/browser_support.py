@@ -1,9 +1,11 @@
-"""Starts `streamlit run app.py` on a free port and opens Debian's Chromium on it (tests, bench)."""
+"""Starts `streamlit run app.py` on a free port, opens Debian's Chromium on it, and waits on the
+app's page the way Streamlit's own e2e tests do (tests, bench)."""
 from __future__ import annotations
 
 import contextlib
 import os
 import pathlib
+import re
 import socket
 import subprocess
 import sys
@@ -15,6 +17,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+RUN_TIMEOUT_MS = 120_000  # a cold worker imports TensorFlow first
 
 
 def free_port() -> int:
@@ -51,3 +54,32 @@ def streamlit_server(executor: str = "") -> Iterator[tuple[str, subprocess.Popen
 
 def launch(playwright):  # type: ignore[no-untyped-def]
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+EDITOR_FRAME = ".st-key-source_box iframe"   # the code editor component (Ace, in an iframe)
+
+
+def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
+    # The first script run has drawn the editor: Ace's text layer in its frame, or the plain box.
+    page.wait_for_selector(f"{EDITOR_FRAME}, .st-key-source textarea", timeout=RUN_TIMEOUT_MS)
+    if page.locator(EDITOR_FRAME).count():
+        page.frame_locator(EDITOR_FRAME).locator(".ace_content").wait_for(timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+
+
+def run_and_wait(page, number: int = 1) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    page.locator(".st-key-run button").click()
+    # Each result is captioned "Run <n>": waiting for n tells a fresh result from the last one.
+    expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page)
+
+
+def result_caption(page, number: int = 1) -> str:  # type: ignore[no-untyped-def]
+    return page.get_by_text(re.compile(rf"^Run {number} · TensorFlow")).inner_text()
+
+
+def traces_value(page) -> str:  # type: ignore[no-untyped-def]
+    metric = page.get_by_test_id("stMetric").filter(has_text="Traces")
+    return metric.get_by_test_id("stMetricValue").inner_text().strip()

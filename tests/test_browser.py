@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from browser_support import CHROMIUM, IDLE, launch, streamlit_server
+from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, launch, run_and_wait,
+                             streamlit_server, traces_value, wait_idle)
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -17,7 +18,6 @@ expect.set_options(timeout=20_000)   # the shared 2-core machine draws charts sl
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "tests" / "screenshots"
-RUN_TIMEOUT_MS = 120_000  # a cold worker imports TensorFlow first
 
 NEW_SOURCE = """import tensorflow as tf
 
@@ -45,17 +45,8 @@ def page(server):
         browser.close()
 
 
-EDITOR_FRAME = ".st-key-source_box iframe"   # the code editor component (Ace, in an iframe)
-
-
 def editor(page):
     return page.frame_locator(EDITOR_FRAME)
-
-
-def wait_idle(page) -> None:
-    # The first script run has drawn the editor once Ace's text layer exists in its frame.
-    editor(page).locator(".ace_content").wait_for(timeout=RUN_TIMEOUT_MS)
-    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
 
 
 def editor_text(page) -> str:
@@ -85,18 +76,6 @@ def leave_editor(page) -> None:
 
 def gutter_marks(page, kind: str = "error"):
     return editor(page).locator(f".ace_gutter-cell.ace_{kind}")
-
-
-def run_and_wait(page, number: int = 1) -> None:
-    page.locator(".st-key-run button").click()
-    # Each result is captioned "Run <n>": waiting for n tells a fresh result from the last one.
-    expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    wait_idle(page)
-
-
-def traces_value(page) -> str:
-    metric = page.get_by_test_id("stMetric").filter(has_text="Traces")
-    return metric.get_by_test_id("stMetricValue").inner_text().strip()
 
 
 def open_tab(page, label: str) -> None:

@@ -24,6 +24,7 @@ DOCKERFILE = ROOT / "Dockerfile"
 PROFILE = ROOT / "deploy" / "seccomp-bwrap.json"
 COMPOSE = ROOT / "docker-compose.yml"
 INSTALL = ROOT / "scripts" / "install.sh"
+BUILD_SCRIPT = ROOT / "scripts" / "build-image.sh"
 REQUIREMENTS = ROOT / "requirements.txt"
 HEALTH = "http://localhost:8501/_stcore/health"
 
@@ -69,10 +70,38 @@ def test_instruction_parser_joins_continuations_and_drops_comments() -> None:
     assert parsed == [("FROM", "a"), ("RUN", "x && y"), ("USER", "1")]
 
 
-def test_base_is_slim_python_311(docker) -> None:
+def base_image_default(docker) -> str:
+    """FROM ${BASE_IMAGE}, declared by an ARG before it, whose default is the official image."""
     froms = args_of(docker, "FROM")
-    assert len(froms) == 1
-    assert re.fullmatch(r"python:3\.11-slim(-bookworm)?", froms[0].split()[0]), froms
+    assert froms == ["${BASE_IMAGE}"], froms
+    first_from = next(i for i, (w, _) in enumerate(docker) if w == "FROM")
+    args = [rest for w, rest in docker[:first_from] if w == "ARG"]
+    assert len(args) == 1 and args[0].startswith("BASE_IMAGE="), args
+    return args[0].split("=", 1)[1]
+
+
+def test_base_is_slim_python_311_unless_the_build_says_otherwise(docker) -> None:
+    assert re.fullmatch(r"python:3\.11-slim(-bookworm)?", base_image_default(docker))
+
+
+def script_default(name: str) -> str:
+    found = re.findall(rf"^{name}=(\S+)", BUILD_SCRIPT.read_text(), re.M)
+    assert len(found) == 1, (name, found)
+    return found[0]
+
+
+def test_build_script_tries_the_dockerfiles_base_and_tags_composes_image(docker) -> None:
+    assert script_default("OFFICIAL") == base_image_default(docker)
+    assert script_default("TAG") == load_compose()["services"]["playground"]["image"]
+    text = BUILD_SCRIPT.read_text()
+    assert '--build-arg BASE_IMAGE="$BASE" --build-arg TF_VARIANT="$VARIANT"' in text
+    assert 'VARIANT="${TF_VARIANT:-cpu}"' in text
+
+
+def test_build_script_refuses_an_unknown_variant() -> None:
+    done = subprocess.run([str(BUILD_SCRIPT), "--variant", "tpu"], capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 2 and "--variant must be cpu or gpu, got 'tpu'" in done.stderr
 
 
 def test_apt_installs_bubblewrap_only_without_recommends_or_curl(docker) -> None:

@@ -1,0 +1,148 @@
+"""docker-compose.yml's one service as `docker run` options, so a test runs the container as the
+file says: every key of the service is translated here or named as a build key, and any other
+key fails loudly. Nothing of the file is copied into the tests."""
+from __future__ import annotations
+
+import pathlib
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
+
+import yaml
+
+BUILD_KEYS = {"build", "image"}       # how the image is made and named, not how it runs
+FLAGS = {"init": "--init", "read_only": "--read-only"}                          # true -> flag
+VALUES = {"mem_limit": "--memory", "memswap_limit": "--memory-swap", "pids_limit": "--pids-limit",
+          "cpus": "--cpus", "restart": "--restart", "user": "--user", "shm_size": "--shm-size"}
+LISTS = {"tmpfs": "--tmpfs", "cap_drop": "--cap-drop", "cap_add": "--cap-add"}
+HEALTH = {"interval": "--health-interval", "timeout": "--health-timeout",
+          "start_period": "--health-start-period", "retries": "--health-retries"}
+# $$, $NAME, ${NAME}, ${NAME:-default}, ${NAME-default}: what the file uses, as compose reads it.
+VARIABLE = re.compile(r"\$(?:(\$)|([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(?:(:?-)([^}]*))?\})")
+
+
+class UntranslatedKey(KeyError):
+    """The service sets something this module cannot turn into a `docker run` option."""
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    image: str
+    build_args: dict[str, str]
+    options: tuple[tuple[str, Optional[str]], ...]   # (flag, value or None), in the file's order
+    ports: tuple[int, ...]                           # container ports it publishes
+
+    def run_argv(self, *, without: Callable[[str, Optional[str]], bool] = lambda f, v: False
+                 ) -> list[str]:
+        """`docker run` arguments before the image; `without` leaves options out (a test's
+        variant), never adds any."""
+        argv: list[str] = []
+        for flag, value in self.options:
+            if not without(flag, value):
+                argv += [flag] if value is None else [flag, value]
+        return argv
+
+
+def interpolate(value: Any, environ: Mapping[str, str]) -> Any:
+    """Compose's variable substitution, applied to every string in the file."""
+    if isinstance(value, dict):
+        return {k: interpolate(v, environ) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v, environ) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def substitute(m: re.Match) -> str:
+        dollar, bare, name, op, default = m.groups()
+        if dollar:
+            return "$"
+        name = bare or name
+        if op == ":-":
+            return environ.get(name) or default
+        if op == "-":
+            return environ.get(name, default)
+        return environ.get(name, "")
+
+    if re.search(r"\$\{[^}]*[?+]", value):
+        raise UntranslatedKey(f"unsupported substitution in {value!r}")
+    return VARIABLE.sub(substitute, value)
+
+
+def _health(check: dict) -> list[tuple[str, Optional[str]]]:
+    if check.get("disable"):
+        return [("--no-healthcheck", None)]
+    test = check.get("test")
+    if isinstance(test, list) and test[0] == "NONE":
+        return [("--no-healthcheck", None)]
+    # docker run takes the command as a shell string only (it becomes CMD-SHELL); compose sends
+    # the exec form. Quoting each word keeps the argv the same.
+    if isinstance(test, list):
+        command = shlex.join(test[1:]) if test[0] == "CMD" else test[1]
+    else:
+        command = test
+    out: list[tuple[str, Optional[str]]] = [("--health-cmd", command)]
+    for key, value in check.items():
+        if key in HEALTH:
+            out.append((HEALTH[key], str(value)))
+        elif key != "test":
+            raise UntranslatedKey(f"healthcheck.{key}")
+    return out
+
+
+def _port(spec: str, publish: Optional[Callable[[int], int]]) -> tuple[int, str]:
+    """'[IP:][HOST:]CONTAINER[/proto]', with the host port the caller chose for CONTAINER."""
+    spec, _, proto = str(spec).partition("/")
+    parts = spec.split(":")
+    container = int(parts[-1])
+    host_ip = parts[0] + ":" if len(parts) == 3 else ""
+    host = publish(container) if publish else int(parts[-2]) if len(parts) >= 2 else container
+    return container, f"{host_ip}{host}:{container}" + (f"/{proto}" if proto else "")
+
+
+def load(path: pathlib.Path, *, environ: Mapping[str, str],
+         publish: Optional[Callable[[int], int]] = None) -> Service:
+    """The file's one service. `environ` is what ${...} reads (compose reads the shell's);
+    `publish` picks another host port for a container port (a shared machine's 8501 may be
+    taken), keeping the file's host address."""
+    services = yaml.safe_load(path.read_text())["services"]
+    if len(services) != 1:
+        raise UntranslatedKey(f"{path.name} has {len(services)} services; expected one")
+    (name, raw), = services.items()
+    service = interpolate(raw, environ)
+    options: list[tuple[str, Optional[str]]] = []
+    ports: list[int] = []
+    for key, value in service.items():
+        if key in BUILD_KEYS:
+            continue
+        if key in FLAGS:
+            if value is True:
+                options.append((FLAGS[key], None))
+        elif key in VALUES:
+            options.append((VALUES[key], str(value)))
+        elif key in LISTS:
+            options += [(LISTS[key], str(v)) for v in ([value] if isinstance(value, str) else value)]
+        elif key == "ports":
+            for spec in value:
+                container, mapped = _port(spec, publish)
+                ports.append(container)
+                options.append(("--publish", mapped))
+        elif key == "environment":
+            pairs = value.items() if isinstance(value, dict) else (e.split("=", 1) for e in value)
+            options += [("--env", f"{k}={v}") for k, v in pairs]
+        elif key == "security_opt":
+            for opt in value:
+                kind, _, arg = opt.partition("=")
+                if kind == "seccomp" and arg not in ("unconfined", "builtin"):
+                    opt = f"seccomp={(path.parent / arg).resolve()}"   # relative to the file
+                options.append(("--security-opt", opt))
+        elif key == "healthcheck":
+            options += _health(value)
+        else:
+            raise UntranslatedKey(f"{path.name}: services.{name}.{key} has no docker run "
+                                  f"translation in tests/compose_service.py; add one there")
+    build = service.get("build", {})
+    return Service(name=name, image=service["image"],
+                   build_args={k: str(v) for k, v in (build.get("args") or {}).items()},
+                   options=tuple(options), ports=tuple(ports))
