@@ -88,7 +88,12 @@ class NodePool:
         self._peak = 0                           # most jobs held at once: at most the slots
         self._idle_since = time.monotonic()
         self._closing = False
-        self._pool = WorkerPool(self.settings)   # its zygotes warm up from now on
+        self._creating = threading.Lock()
+        self._pool: Optional[WorkerPool] = None
+        try:
+            self._new_pool(None)                  # its zygotes warm up from now on
+        except SandboxError:
+            pass                                  # the first job tries again and says why
         threading.Thread(target=self._exit_when_idle, daemon=True).start()
 
     @ray.method(num_returns="streaming")
@@ -126,7 +131,7 @@ class NodePool:
     @ray.method(concurrency_group="control")
     def wait_ready(self, count: Optional[int] = None, timeout_s: float = 120.0) -> bool:
         """Blocks until `count` (default: every slot) warm workers wait (benchmarks)."""
-        return self._pool.wait_ready(count, timeout_s)
+        return self._pool is not None and self._pool.wait_ready(count, timeout_s)
 
     @ray.method(concurrency_group="control")
     def info(self) -> dict:
@@ -140,15 +145,21 @@ class NodePool:
                 "jobs": {key: {"uid": uid, "pids": job_pids(uid)} for key, uid in uids.items()}}
 
     def _submit(self, job: Job, emit: OnEvent, control: Any) -> Report:
-        pool = self._pool
+        pool = self._pool or self._new_pool(None)
         try:
             return pool.submit(job, emit, control)
         except SandboxError:     # it cannot start workers: replaced once per job, as in the app
-            with self._lock:
-                if self._pool is pool and not self._closing:
-                    self._pool = WorkerPool(self.settings)
-            pool.close()
-            return self._pool.submit(job, emit, control)
+            return self._new_pool(pool).submit(job, emit, control)
+
+    def _new_pool(self, broken: Optional[WorkerPool]) -> WorkerPool:
+        """A new pool in place of `broken` (None: of none); a SandboxError says why not."""
+        with self._creating:
+            if self._pool is broken:
+                if broken is not None:
+                    broken.close()
+                self._pool = None
+                self._pool = WorkerPool(self.settings)
+            return self._pool
 
     def _as_ray(self, report: Report) -> Report:
         warm = report.executor.warm if report.executor else None
@@ -164,7 +175,8 @@ class NodePool:
                 if self._jobs or time.monotonic() - self._idle_since < idle_s:
                     continue
                 self._closing = True
-            self._pool.close()
+            if self._pool is not None:
+                self._pool.close()
             shutil.rmtree(self._scratch, ignore_errors=True)   # no atexit after ray.kill
             ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
             return
@@ -310,8 +322,9 @@ def run_job(job_json: str, settings: Settings) -> Iterator[str]:
     node_id = ray.get_runtime_context().get_node_id()
     yield json.dumps({"event": "node", "node": node_name(node_id), "node_id": node_id,
                       "pid": os.getpid()})
-    if job_from_json(job_json).device == "gpu":
-        yield from _cold(job_from_json(job_json), settings, node_id)
+    job = job_from_json(job_json)
+    if job.device == "gpu":
+        yield from _cold(job, settings, node_id)
         return
     key = uuid.uuid4().hex
     for tries in range(1, ACTOR_TRIES + 1):
