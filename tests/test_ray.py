@@ -26,6 +26,7 @@ from playground.sandbox import exports, run_once  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
 SETTINGS = Settings(pool_size=2, timeout_s=60.0)
+BRIEF = Settings(pool_size=2, timeout_s=60.0, ray_idle_s=1.0)    # a pool that soon exits idle
 RETRACING = ("import tensorflow as tf\n\n@tf.function\ndef f(x):\n"
              "    print('tracing', x.shape)\n    return x * 2\n")
 SLEEPER = ("import time\nimport tensorflow as tf\n\n@tf.function\ndef f(x):\n"
@@ -66,9 +67,10 @@ def executor(cli_run):
     finally:
         ex.close()            # does not own this cluster: must leave it up for the fixture
         assert ray.is_initialized()
-        if not owns:          # someone else's cluster: take our detached pools off it
+        if not owns:          # someone else's cluster: take this module's detached pools off it
+            ours = {pool_name("", s).rsplit("-", 1)[1] for s in (SETTINGS, BRIEF)}
             for actor in ray.util.list_named_actors(all_namespaces=True):
-                if actor["namespace"] == NAMESPACE:
+                if actor["namespace"] == NAMESPACE and actor["name"].rsplit("-", 1)[1] in ours:
                     ray.kill(ray.get_actor(actor["name"], namespace=NAMESPACE))
         ray.shutdown()
 
@@ -248,11 +250,10 @@ def test_a_gpu_job_on_a_cluster_without_gpus_times_out_in_the_queue(executor):
 
 
 def test_an_idle_node_pool_exits_so_an_autoscaler_can_remove_the_node(executor):
-    brief = Settings(pool_size=2, timeout_s=60.0, ray_idle_s=1.0)   # a pool of its own
-    idle = RayExecutor(brief)                                       # joins the same cluster
+    idle = RayExecutor(BRIEF)              # joins the same cluster; a pool of its own there
     run = idle.start(Job(source="print('hi')\n"))
     assert idle.wait(run).stdout == "hi\n"
-    name = pool_name(run.node_id, brief)
+    name = pool_name(run.node_id, BRIEF)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
