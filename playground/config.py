@@ -38,6 +38,7 @@ class Settings:
     isolation: str = "auto"                      # PLAYGROUND_ISOLATION: auto | bubblewrap | process
     fork_workers: str = "auto"                   # PLAYGROUND_FORK_WORKERS: auto | on | off
     python: str = ""                             # PLAYGROUND_PYTHON, worker interpreter
+    ray_idle_s: float = 600.0                    # PLAYGROUND_RAY_IDLE_S, a node pool's idle life
     # Service (the hosted app)
     max_source_bytes: int = 64 * 1024            # PLAYGROUND_MAX_SOURCE_BYTES
     max_calls: int = 50                          # PLAYGROUND_MAX_CALLS

@@ -185,6 +185,8 @@ class SandboxInfo:
 class ExecutorInfo:
     kind: str                               # "local" | "ray" | "inline"
     node: str
+    actor: str = ""                         # Ray: the id of the node's pool actor that ran it
+    warm: Optional[bool] = None             # forked from a zygote already warm when the job came
 
 
 @dataclass(frozen=True)

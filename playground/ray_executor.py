@@ -1,25 +1,19 @@
-"""Decides where a job runs on a Ray cluster, and turns every Ray failure into a Report.
-
-Each job is one Ray task that runs the local sandbox (`playground.sandbox.run_once`) on the
-node it lands on: user code never runs inside the long-lived, shared Ray worker itself. The
-task streams the sandbox's events back (a Ray streaming generator), so the UI stays live and
-the driver knows whether user code can have started. Never imports TensorFlow in the driver.
+"""submit(job) -> Report on a Ray cluster: follows each job's task, retries a job whose node or
+pool actor died (once, on another node when there is one), and turns every Ray failure into a
+Report. The node side (ray_pool.py) runs the job in that node's warm sandbox pool; the driver
+never imports TensorFlow and never runs user code.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import queue
-import signal
-import socket
-import threading
+import shutil
 import time
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 from .config import Settings
-from .errors import PlaygroundError, SandboxError
-from .job import ErrorInfo, ExecutorInfo, Job, Report, job_from_json, job_to_json
+from .errors import LimitError, PlaygroundError, SandboxError
+from .job import ErrorInfo, ExecutorInfo, Job, Report, job_to_json
 
 try:
     import ray
@@ -27,87 +21,67 @@ try:
 except ImportError as e:  # Ray is optional: the local pool needs nothing extra
     raise SandboxError("Ray is not installed: pip install -r requirements-ray.txt") from e
 
+from .ray_connect import connect
+from .ray_pool import SLOT, run_job
+from .sandbox import exports
+
 OnEvent = Callable[[dict], None]
-QUEUE_TIMEOUT_S = 120.0    # waiting for a free slot (or an autoscaled GPU node) is not a failure
-START_MARGIN_S = 150.0     # the sandbox's own cold start limit (120 s) plus Ray's worker start
+QUEUE_TIMEOUT_S = 120.0    # waiting for a free slot (or an autoscaled node) is not a failure
+START_MARGIN_S = 150.0     # a new node pool's zygotes import TF (limit 120 s) before the job
 RUN_MARGIN_S = 15.0        # the sandbox enforces job.timeout_s itself; this catches a lost node
-CANCEL_GRACE_S = 5.0       # a polite cancel lets run_once clean up before a hard kill
-SCHEDULE_ATTEMPTS = 2      # resubmits only while no user code can have run
+CANCEL_GRACE_S = 5.0       # a polite cancel lets the node kill the sandbox before a hard kill
+ATTEMPTS = 2               # a job whose node or actor died runs once more, then is reported
+# Lost infrastructure, not a failing job: these are worth one more try elsewhere.
+LOST = (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+        ray.exceptions.LocalRayletDiedError, ray.exceptions.RayActorError,
+        ray.exceptions.ObjectLostError)
 
 
-def _node_name() -> str:
-    """Host and the IP Ray knows the node by (the node the task actually landed on)."""
-    try:
-        ip = ray._private.worker.global_worker.node_ip_address
-    except AttributeError:   # private API moved: the node id still names the node
-        ip = "node " + ray.get_runtime_context().get_node_id()[:12]
-    return f"{socket.gethostname()} ({ip})"
-
-
-def _children() -> set[int]:
-    """Direct children of this process (all threads): the sandbox workers run_once started."""
-    pids: set[int] = set()
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{tid}/children") as f:
-                pids.update(int(p) for p in f.read().split())
-        except OSError:
-            pass
-    return pids
-
-
-def _run_on_node(job_json: str, settings: Settings) -> Iterator[str]:
-    """The Ray task body: one sandboxed run, yielding JSON lines, the report last."""
-    from .sandbox import run_once   # imported on the node only
-
-    yield json.dumps({"event": "node", "node": _node_name(), "pid": os.getpid()})
-    events: queue.SimpleQueue = queue.SimpleQueue()
-    before = _children()
-
-    def work() -> None:
-        try:
-            report = run_once(job_from_json(job_json), settings, events.put)
-            events.put({"event": "report", "report": report.to_json()})
-        except PlaygroundError as e:
-            events.put({"event": "error", "type": type(e).__name__, "message": str(e)})
-        except BaseException as e:  # reported, not lost: the driver turns it into a Report
-            events.put({"event": "error", "type": type(e).__name__, "message": str(e)[:2000]})
-
-    # A thread, so events stream while run_once blocks. bwrap --die-with-parent ties the
-    # sandbox to this process: a force-cancelled or crashed Ray worker takes it down too.
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-    try:
-        while True:
-            event = events.get()
-            if event.get("event") == "started":   # which processes run the job, for audits
-                event = dict(event, sandbox_pids=sorted(_children() - before))
-            yield json.dumps(event)
-            if event.get("event") in ("report", "error"):
-                return
-    except BaseException:
-        # A polite ray.cancel lands here (KeyboardInterrupt): kill the sandbox worker so
-        # run_once returns and sweeps its uid, instead of leaving the job running.
-        for pid in _children() - before:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        thread.join(10.0)
-        raise
+class Lost(Exception):
+    """The node said its pool actor died under the job."""
 
 
 class RayRun:
-    """One submitted job: its streaming task, and what the driver has learnt so far."""
+    """One attempt at a job: its streaming task, and what the driver has learnt so far."""
 
-    def __init__(self, job: Job, ref: Any, attempt: int) -> None:
-        self.job, self.ref, self.attempt = job, ref, attempt
-        self.node = ""
-        self.pid: Optional[int] = None
-        self.started = False           # the sandbox worker has the job: user code may run
-        self.cancelled = ""            # why the driver cancelled it, if it did
+    def __init__(self, job: Job, ref: Any, attempt: int, lost: tuple[str, ...] = ()) -> None:
+        self.job, self.ref, self.attempt, self.lost = job, ref, attempt, lost
+        self.node = self.node_id = self.actor = ""
+        self.pid: Optional[int] = None         # the task's Ray worker
+        self.actor_pid: Optional[int] = None   # the node pool actor's process
+        self.started = False                   # the sandbox worker has the job: user code may run
+        self.cancelled = ""                    # why the driver cancelled it, if it did
         self.submitted = time.monotonic()
         self.scheduled_at = self.started_at = 0.0
+        self.files = exports.FileSink(accept=job.export)   # the local caps, again, on arrival
+        self.received = 0
+        self.manifest: Optional[tuple[int, int]] = None
+
+    def receive(self, event: dict) -> None:
+        data = str(event.get("data") or "")
+        self.received += len(data) * 3 // 4 - data[-2:].count("=")
+        self.files.receive(event)
+
+    def collect(self, report: Report) -> Report:
+        """The report with the export where this driver can read it, or dropped with a reason:
+        a part that arrived is never passed on as a whole."""
+        root, note = self.files.result()
+        export = report.export
+        count, size = self.manifest or (0, 0)
+        whole = root is not None and len(self.files.files) == count and self.received == size
+        if root is not None and not whole:
+            shutil.rmtree(root, ignore_errors=True)
+            root, note = None, (f"the export did not arrive whole through Ray "
+                                f"({len(self.files.files)} of {count} files); dropped")
+        report = exports.with_collected(report, root, note)
+        if export is not None and count and root is None and report.export is not None:
+            report = _replace_export(report, verified=False)
+        return report
+
+    def discard(self) -> None:
+        root, _ = self.files.result()
+        if root:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 class RayExecutor:
@@ -117,58 +91,61 @@ class RayExecutor:
                  num_cpus: Optional[int] = None, queue_timeout_s: float = QUEUE_TIMEOUT_S) -> None:
         self.settings = settings
         self.queue_timeout_s = queue_timeout_s
-        self._owns_ray = False
-        if not ray.is_initialized():
-            address = address if address is not None else os.environ.get("RAY_ADDRESS", "")
-            try:
-                if address:
-                    ray.init(address=address, logging_level="WARNING", log_to_driver=False)
-                else:   # a private local instance, loopback only, like a laptop's CLI run
-                    # "local": never join someone else's `ray start` on this machine by accident
-                    ray.init(address="local", num_cpus=num_cpus or max(1, settings.pool_size),
-                             include_dashboard=False, _node_ip_address="127.0.0.1",
-                             logging_level="WARNING", log_to_driver=False)
-            except Exception as e:  # a bad address or a dead head node is the user's to fix
-                raise SandboxError(f"cannot connect to Ray at {address or 'a local instance'}: "
-                                   f"{e}") from e
-            self._owns_ray = True
-        self._task = ray.remote(_run_on_node)
+        self._owns_ray = connect(address, num_cpus or max(1, settings.pool_size))
+        self._task = ray.remote(run_job)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "RayExecutor":
         return cls(settings)
 
-    def start(self, job: Job, attempt: int = 1) -> RayRun:
-        """Queues the job as a Ray task and returns at once."""
-        resources: dict[str, Any] = {"num_gpus": 1, "num_cpus": 1} if job.device == "gpu" \
-            else {"num_cpus": 1}
-        # max_retries=0: a task that died may have run user code; retrying is the driver's
-        # call, and only before the sandbox took the job (see wait).
-        ref = self._task.options(num_returns="streaming", max_retries=0,
-                                 retry_exceptions=False, **resources).remote(
-            job_to_json(job), self.settings)
-        return RayRun(job, ref, attempt)
+    def start(self, job: Job, attempt: int = 1, avoid: str = "",
+              lost: tuple[str, ...] = ()) -> RayRun:
+        """Queues the job as a Ray task and returns at once; `avoid` names a node to keep off."""
+        if job.attachments:
+            raise LimitError("a job with attachments cannot run through Ray (they are paths on "
+                             "this machine); export verification runs on the cluster itself")
+        # A slot, not a CPU: Ray lends a CPU away while the task waits on its node's actor.
+        options: dict[str, Any] = {"num_gpus": 1, "num_cpus": 1} if job.device == "gpu" \
+            else {"num_cpus": 0, "resources": {SLOT: 1}}
+        if avoid and self._other_nodes(avoid, job):
+            options["label_selector"] = {"ray.io/node-id": f"!{avoid}"}
+        # max_retries=0: a retry is the driver's decision (wait), made once and reported.
+        ref = self._task.options(num_returns="streaming", max_retries=0, retry_exceptions=False,
+                                 **options).remote(job_to_json(job), self.settings)
+        return RayRun(job, ref, attempt, lost)
 
     def submit(self, job: Job, on_event: Optional[OnEvent] = None) -> Report:
         return self.wait(self.start(job), on_event)
 
     def wait(self, run: RayRun, on_event: Optional[OnEvent] = None) -> Report:
-        """Follows the task to its report; every failure becomes a Report, never a hang."""
+        """Follows the job to its report; every failure becomes a Report, never a hang. A lost
+        node or actor costs one retry elsewhere (the user's code is then run again: its
+        effects stay inside the throwaway sandbox)."""
         emit = on_event or (lambda event: None)
         while True:
             try:
                 report = self._follow(run, emit)
+                if report is not None:
+                    return report
+                return self._failed(run, "timeout", run.cancelled)
+            except Lost as e:
+                why = f"{e}{self._on(run)}"
             except (ray.exceptions.RayError, StopIteration) as e:
                 if isinstance(e, ray.exceptions.RayTaskError) and isinstance(
                         e.cause, PlaygroundError):
                     raise e.cause from None   # same as locally: the sandbox could not run it
-                if not run.started and not run.cancelled and run.attempt < SCHEDULE_ATTEMPTS:
-                    run = self.start(run.job, run.attempt + 1)   # no user code ran: safe
-                    continue
-                return self._failed(run, "killed", self._why(run, e))
-            if report is not None:
-                return report
-            return self._failed(run, "timeout", run.cancelled)
+                if run.cancelled or not isinstance(e, LOST + (StopIteration,)):
+                    run.discard()
+                    return self._failed(run, "killed", self._why(run, e))
+                why = self._why(run, e)
+            run.discard()
+            lost = run.lost + (why,)
+            if run.attempt >= ATTEMPTS:
+                return self._failed(run, "killed", (
+                    f"Killed: the job was lost {len(lost)} times on Ray ({'; then '.join(lost)}); "
+                    f"not retried again"))
+            emit({"event": "retry", "attempt": run.attempt + 1, "reason": why})
+            run = self.start(run.job, run.attempt + 1, avoid=run.node_id, lost=lost)
 
     def _follow(self, run: RayRun, emit: OnEvent) -> Optional[Report]:
         """Reads events until the report; None after a deadline (the task is then cancelled)."""
@@ -183,8 +160,9 @@ class RayExecutor:
                     "Time limit: the sandbox on the Ray node did not start; stopped"
             else:
                 deadline, why = run.submitted + self.queue_timeout_s, \
-                    f"Time limit: no Ray node with {self._needs(run.job)} free within " \
-                    f"{self.queue_timeout_s:g} s (cluster busy, or no such node)"
+                    f"Time limit: no Ray node with {self._needs(run.job)} within " \
+                    f"{self.queue_timeout_s:g} s (cluster busy, or no node offers one: " \
+                    f"docs/ray.md)"
             ready, _ = ray.wait([run.ref], timeout=max(0.0, deadline - time.monotonic()))
             if not ready:
                 run.cancelled = why
@@ -193,10 +171,19 @@ class RayExecutor:
             event = json.loads(ray.get(next(run.ref)))
             kind = event.get("event")
             if kind == "node":
-                run.node, run.pid, run.scheduled_at = event["node"], event["pid"], time.monotonic()
+                run.node, run.node_id, run.pid = event["node"], event["node_id"], event["pid"]
+                run.scheduled_at = time.monotonic()
+            elif kind == "accepted":                # a node pool took it (streamed on too)
+                run.actor, run.actor_pid = event["actor"], event["pid"]
+                emit(event)
+            elif kind == "file":
+                run.receive(event)
+            elif kind == "files":
+                run.manifest = (int(event["count"]), int(event["bytes"]))
             elif kind == "report":
-                report = Report.from_json(event["report"])
-                return dataclasses.replace(report, executor=ExecutorInfo("ray", run.node))
+                return run.collect(Report.from_json(event["report"]))
+            elif kind == "lost":
+                raise Lost(event["message"])
             elif kind == "error":
                 known = _playground_errors()
                 if event["type"] in known:   # same as locally: the sandbox could not run it
@@ -208,7 +195,7 @@ class RayExecutor:
                 emit(event)
 
     def cancel(self, run: RayRun, force: bool = True) -> None:
-        """Stops the job: politely (the sandbox cleans up), then by killing the Ray worker."""
+        """Stops the job: politely (the node kills the sandbox), then by killing the task."""
         run.cancelled = run.cancelled or "Cancelled: the Ray task was stopped"
         ray.cancel(run.ref, force=force)
         if not force:
@@ -228,8 +215,18 @@ class RayExecutor:
         self.close()
 
     @staticmethod
+    def _other_nodes(avoid: str, job: Job) -> bool:
+        need = "GPU" if job.device == "gpu" else SLOT
+        return any(n["Alive"] and n["NodeID"] != avoid and n["Resources"].get(need, 0) >= 1
+                   for n in ray.nodes())
+
+    @staticmethod
     def _needs(job: Job) -> str:
-        return "a GPU" if job.device == "gpu" else "a CPU"
+        return "a GPU" if job.device == "gpu" else f"a free {SLOT}"
+
+    @staticmethod
+    def _on(run: RayRun) -> str:
+        return f" (actor {run.actor[:12]})" if run.actor else ""
 
     @staticmethod
     def _why(run: RayRun, e: BaseException) -> str:
@@ -238,10 +235,10 @@ class RayExecutor:
             return run.cancelled + where
         if isinstance(e, ray.exceptions.TaskCancelledError):
             return f"Cancelled: the Ray task was stopped{where}"
-        if isinstance(e, (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-                          ray.exceptions.LocalRayletDiedError)):
-            return (f"Killed: the Ray worker{where} died while running the job "
-                    f"({type(e).__name__}); not retried, since the job may have run")
+        if isinstance(e, LOST):
+            return f"the Ray worker{where} died while running the job ({type(e).__name__})"
+        if isinstance(e, StopIteration):
+            return f"the Ray task{where} ended without a report"
         first = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
         return f"Killed: the Ray task failed{where}: {type(e).__name__}: {first}".rstrip(": ")
 
@@ -250,8 +247,14 @@ class RayExecutor:
         return Report(tensorflow_version="unknown", device="unknown",
                       status=status,  # type: ignore[arg-type]
                       error=ErrorInfo(type=status.capitalize(), message=message), stdout="",
-                      warnings=[], functions=[], executor=ExecutorInfo("ray", run.node or "?"),
+                      warnings=[], functions=[],
+                      executor=ExecutorInfo("ray", run.node or "?", actor=run.actor),
                       message=message, duration_s=time.monotonic() - run.submitted)
+
+
+def _replace_export(report: Report, **changes: Any) -> Report:
+    assert report.export is not None
+    return dataclasses.replace(report, export=dataclasses.replace(report.export, **changes))
 
 
 def _playground_errors() -> dict[str, type]:

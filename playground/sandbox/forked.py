@@ -8,6 +8,7 @@ from __future__ import annotations
 import glob
 import itertools
 import json
+import math
 import os
 import socket
 import tempfile
@@ -44,6 +45,7 @@ class Zygote:
         self._serial = itertools.count()
         self.child: Optional["ForkedWorker"] = None
         self.pid_namespace = 0
+        self.ready_at = math.inf              # when TensorFlow was imported (monotonic)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
         try:
@@ -64,6 +66,7 @@ class Zygote:
         if reply.get("event") != "ready":
             raise SandboxError(f"the zygote did not start: {self._stderr_tail() or reply}")
         self.pid_namespace = int(reply.get("pid_namespace") or 0)
+        self.ready_at = time.monotonic()
 
     def alive(self) -> bool:
         return self.proc.poll() is None

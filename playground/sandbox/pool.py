@@ -9,8 +9,10 @@ worker children do. Thread-safe: every session of the app shares one pool.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import math
 import threading
+import time
 from typing import Callable, Optional
 
 from ..config import Settings
@@ -19,11 +21,21 @@ from ..job import Job, Report
 from ..source_text import check_text
 from . import exports
 from .outcome import finish, sandbox_info
-from .forked import NOTE as FORKED_NOTE, Zygotes, fork_wanted
+from .forked import NOTE as FORKED_NOTE, ForkedWorker, Zygotes, fork_wanted
 from .process import SandboxConfig, SandboxedWorker, WorkerProcess
 from .supervisor import supervise
 
 OnEvent = Callable[[dict], None]
+
+
+@dataclasses.dataclass
+class JobControl:
+    """A caller's grip on one submitted job (the Ray node pool's): setting `stop` kills the
+    job's worker as soon as it has one; `uid` is that worker's uid once it has one."""
+    stop: threading.Event = dataclasses.field(default_factory=threading.Event)
+    uid: Optional[int] = None
+
+
 START_TIMEOUT_S = 120.0         # a TF import on a busy 2-core machine; a hung start is an error
 MAX_START_FAILURES = 3          # then submit raises instead of waiting for workers forever
 
@@ -53,27 +65,39 @@ class WorkerPool:
     def isolation(self) -> str:
         return self.config.isolation
 
-    def submit(self, job: Job, on_event: Optional[OnEvent] = None) -> Report:
+    def submit(self, job: Job, on_event: Optional[OnEvent] = None,
+               control: Optional[JobControl] = None) -> Report:
         """Queues the job (reporting its place), runs it on a fresh warm worker, returns the
         Report. Raises LimitError at once when the queue is full. An export is then verified
         on another fresh worker."""
         check_text(job.source)   # before a worker is used: the job file must be writable text
-        return exports.export_then_verify(job, lambda j: self._submit_one(j, on_event))
+        return exports.export_then_verify(job, lambda j: self._submit_one(j, on_event, control))
 
-    def _submit_one(self, job: Job, on_event: Optional[OnEvent]) -> Report:
+    def _submit_one(self, job: Job, on_event: Optional[OnEvent],
+                    control: Optional[JobControl] = None) -> Report:
         emit = on_event or (lambda event: None)
+        asked = time.monotonic()
         worker = self._take(emit)
+        # Warm: forked from a zygote that had imported TensorFlow before this job asked.
+        warm = isinstance(worker, ForkedWorker) and worker.zygote.ready_at <= asked
         emit({"event": "started"})
         timeout = min(job.timeout_s, self.settings.timeout_s)
+        done = threading.Event()
+        if control is not None:
+            control.uid = worker.uid
+            threading.Thread(target=_kill_on, args=(control.stop, done, worker),
+                             daemon=True).start()
         try:
             outcome = supervise(worker, job, timeout, on_event)
         finally:
+            done.set()
             with self._cond:
                 self._running -= 1
                 self._cond.notify_all()
             threading.Thread(target=self._retire, args=(worker, False), daemon=True).start()
         self._walls.append(outcome.wall_s)
         report = finish(outcome, self._sandbox_info(worker, timeout), timeout)
+        report = with_warm(report, warm)
         return exports.with_collected(report, *outcome.files.result())
 
     def _take(self, emit: OnEvent) -> SandboxedWorker:
@@ -218,6 +242,21 @@ def _discard(worker: SandboxedWorker) -> None:
     worker.release()
 
 
+def _kill_on(cancel: threading.Event, done: threading.Event, worker: SandboxedWorker) -> None:
+    """Kills the job's worker once `cancel` is set, unless the job ended first."""
+    while not done.is_set():
+        if cancel.wait(0.1):
+            if not done.is_set():
+                worker.kill()
+            return
+
+
+def with_warm(report: Report, warm: bool) -> Report:
+    executor = report.executor
+    return report if executor is None else \
+        dataclasses.replace(report, executor=dataclasses.replace(executor, warm=warm))
+
+
 def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -> Report:
     """The cold path (the CLI): one worker, no pool, same sandbox and same Report; an export is
     verified on a second fresh worker."""
@@ -241,4 +280,5 @@ def _run_cold(job: Job, settings: Settings, config: SandboxConfig,
     finally:
         worker.release()
     info = sandbox_info(config.isolation, _limits(config, worker, timeout), config.notes)
-    return exports.with_collected(finish(outcome, info, timeout), *outcome.files.result())
+    report = with_warm(finish(outcome, info, timeout), False)    # a TF import of its own
+    return exports.with_collected(report, *outcome.files.result())

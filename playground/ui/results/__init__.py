@@ -23,7 +23,9 @@ def isolation(report: Report) -> str:
 def environment_line(report: Report, number: int) -> None:
     """Device, TF version and isolation, always in view next to the numbers they produced."""
     level = isolation(report)
-    node = f" · node {report.executor.node}" if report.executor else ""
+    ex = report.executor    # Ray: the node, its pool actor, and whether the worker was forked warm
+    node = (f" · node {ex.node}" + (f" · actor {ex.actor[:8]}" if ex.actor else "") +
+            {True: " · warm", False: " · cold"}.get(ex.warm, "")) if ex else ""
     st.caption(f"Run {number} · TensorFlow {report.tensorflow_version} · device **{report.device}** · "
                f"isolation **{level}**{node} · {report.duration_s:.2f} s")
     if level != "bubblewrap":
