@@ -49,6 +49,7 @@ class Settings:
     client_running: int = 1                      # PLAYGROUND_CLIENT_RUNNING, jobs at once
     client_queued: int = 2                       # PLAYGROUND_CLIENT_QUEUED, jobs waiting
     client_seconds_per_minute: float = 40.0      # PLAYGROUND_CLIENT_SECONDS_PER_MINUTE
+    fair_slots: int = 0                          # PLAYGROUND_FAIR_SLOTS, 0: the pool size
     editor: str = "auto"                         # PLAYGROUND_EDITOR: auto (code editor) | plain
 
     @classmethod

@@ -45,7 +45,8 @@ class ClientLimits:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "ClientLimits":
-        return cls(slots=settings.pool_size, running_per_client=settings.client_running,
+        return cls(slots=settings.fair_slots or settings.pool_size,
+                   running_per_client=settings.client_running,
                    queued_per_client=settings.client_queued,
                    runs_per_minute=settings.runs_per_minute,
                    seconds_per_minute=settings.client_seconds_per_minute,
