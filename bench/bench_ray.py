@@ -23,7 +23,7 @@ sys.path.insert(0, ROOT)
 
 import ray  # noqa: E402
 
-from bench.bench_sandbox import JOB, machine  # noqa: E402
+from bench.bench_sandbox import JOB, machine, print_table  # noqa: E402
 from playground.config import Settings  # noqa: E402
 from playground.ray_connect import connect  # noqa: E402
 from playground.ray_executor import RayExecutor  # noqa: E402
@@ -111,11 +111,7 @@ def main() -> None:
          "both serve", f"{s['ok']}/{args.jobs} ok, {s['named']}/{args.jobs} name their node, "
          f"{args.threads} at a time, {s['total']:.1f} s, {s['warm']} warm"),
     ]
-    print(f"ray benchmark, {datetime.date.today()}, {machine()}, ray {ray.__version__}")
-    width = [max(len(r[i]) for r in rows) for i in range(4)]
-    print("  ".join(h.ljust(w) for h, w in zip(("measure", "result", "target", "details"), width)))
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, width)))
+    print_table(f"ray benchmark, {datetime.date.today()}, {machine()}, ray {ray.__version__}", rows)
 
 
 if __name__ == "__main__":

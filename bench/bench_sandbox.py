@@ -113,7 +113,13 @@ def main() -> None:
         ("8 jobs, pool of 2", f"{total / one:.1f}x one job", "~4x",
          f"total {total:.2f} s, one cold job {one:.2f} s, {done}/8 ok"),
     ]
-    print(f"sandbox benchmark, {datetime.date.today()}, {machine()}, isolation={isolation}")
+    print_table(f"sandbox benchmark, {datetime.date.today()}, {machine()}, isolation={isolation}",
+                rows)
+
+
+def print_table(title: str, rows: list[tuple[str, str, str, str]]) -> None:
+    """The figures as aligned columns: measure, result, target, details."""
+    print(title)
     width = [max(len(r[i]) for r in rows) for i in range(4)]
     print("  ".join(h.ljust(w) for h, w in zip(("measure", "result", "target", "details"), width)))
     for row in rows:

@@ -148,7 +148,7 @@ class FairQueue:
         told: Optional[tuple[int, bool]] = None
         with self._cond:
             while not ticket.admitted:
-                place = self._waiting.index(ticket)
+                place = self.position(ticket)        # the condition's lock is re-entrant
                 own = self._running[ticket.client] >= self.limits.running_per_client
                 if (place, own) != told:
                     emit({"event": "queued", "position": place,   # jobs ahead of this one
@@ -194,7 +194,7 @@ class FairExecutor:
                client: str = "anonymous") -> Report:
         emit = on_event or (lambda event: None)
         ticket = self.queue.enter(client)
-        started = time.monotonic()
+        started: Optional[float] = None        # set once the job holds a slot
         charged = 0.0
         try:
             self.queue.wait(ticket, emit)
@@ -203,7 +203,7 @@ class FairExecutor:
             charged = report.duration_s or (time.monotonic() - started)
             return report
         except BaseException:
-            charged = time.monotonic() - started if ticket.admitted else 0.0
+            charged = time.monotonic() - started if started is not None else 0.0
             raise
         finally:
             self.queue.leave(ticket, charged)
