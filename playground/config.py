@@ -33,6 +33,7 @@ class Settings:
     memory_mb: int = 4096                        # PLAYGROUND_MEMORY_MB, address space per job
     file_mb: int = 64                            # PLAYGROUND_FILE_MB, largest file a job writes
     tmp_mb: int = 64                             # PLAYGROUND_TMP_MB, the job's private /tmp
+    demote_after_s: float = 5.0                  # PLAYGROUND_DEMOTE_AFTER_S, then nice 19; 0: never
     processes: int = 256                         # PLAYGROUND_PROCESSES, per job uid (threads too)
     open_files: int = 256                        # PLAYGROUND_OPEN_FILES
     isolation: str = "auto"                      # PLAYGROUND_ISOLATION: auto | bubblewrap | process

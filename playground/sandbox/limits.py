@@ -43,6 +43,7 @@ def limits_of(settings: Settings) -> dict[str, Any]:
     """The limits every report shows, in the units a person reads."""
     return {
         "wall_s": settings.timeout_s,
+        "demote_after_s": settings.demote_after_s,
         "cpu_s": settings.cpu_s,
         "memory_mb": settings.memory_mb,
         "file_mb": settings.file_mb,

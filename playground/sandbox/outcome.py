@@ -6,6 +6,7 @@ import signal
 import socket
 from typing import Optional
 
+from ..i18n import _
 from ..job import ErrorInfo, ExecutorInfo, Report, SandboxInfo, from_dict
 from .supervisor import Outcome
 
@@ -33,8 +34,17 @@ def finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
                         f"{str(crash.get('message', ''))[:300]}", outcome)
     else:
         report = _died(outcome, limits)
+    if outcome.demoted_after_s is not None:
+        sandbox = dataclasses.replace(sandbox, notes=sandbox.notes + [demoted_note(
+            outcome.demoted_after_s)])
     executor = ExecutorInfo(kind="local", node=socket.gethostname())
     return dataclasses.replace(report, sandbox=sandbox, executor=executor)
+
+
+def demoted_note(after_s: float) -> str:
+    return _("After {s:g} s this job went on at the lowest CPU priority (nice 19), so shorter "
+             "runs went first; timings taken after that are slower on a busy machine.").format(
+        s=after_s)
 
 
 def _explain(report: Report, limits: dict) -> Report:

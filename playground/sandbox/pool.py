@@ -88,7 +88,7 @@ class WorkerPool:
             threading.Thread(target=_kill_on, args=(control.stop, done, worker),
                              daemon=True).start()
         try:
-            outcome = supervise(worker, job, timeout, on_event)
+            outcome = supervise(worker, job, timeout, on_event, self.settings.demote_after_s)
         finally:
             done.set()
             with self._cond:
@@ -273,7 +273,7 @@ def _run_cold(job: Job, settings: Settings, config: SandboxConfig,
         worker.wait_ready(START_TIMEOUT_S)
         if on_event is not None:
             on_event({"event": "started"})
-        outcome = supervise(worker, job, timeout, on_event)
+        outcome = supervise(worker, job, timeout, on_event, settings.demote_after_s)
     except BaseException:
         worker.kill()
         raise

@@ -112,6 +112,27 @@ class SandboxedWorker:
     def prioritise(self) -> None:
         """Called as the job starts; a worker that warmed at a lower priority gets it back."""
 
+    def set_priority(self, nice: int) -> None:
+        """Every thread of every process of this job at this niceness (the host is root): the
+        job's own PID namespace where it has one, else every process of its uid."""
+        from .supervisor import processes_in_namespace, processes_of
+        if self.pid_namespace and self.pid_namespace != _own_pid_namespace():
+            pids = processes_in_namespace(self.pid_namespace)
+        elif self.uid is not None:
+            pids = processes_of(self.uid)
+        else:
+            return          # an unsandboxed worker shares this process's uid: leave it be
+        for pid in pids:
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in threads:
+                try:
+                    os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+                except OSError:
+                    pass
+
     def exit_code(self) -> Optional[int]:
         raise NotImplementedError
 
@@ -215,20 +236,8 @@ class WorkerProcess(SandboxedWorker):
         self.proc.stdin.close()
 
     def prioritise(self) -> None:
-        """Back to normal priority for the job: every thread of every process of its uid."""
-        if self.uid is None:
-            return
-        from .supervisor import processes_of
-        for pid in processes_of(self.uid):
-            try:
-                threads = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in threads:
-                try:
-                    os.setpriority(os.PRIO_PROCESS, int(tid), 0)
-                except OSError:
-                    pass
+        """Back to normal priority for the job: it warmed at WARMING_NICE."""
+        self.set_priority(0)
 
     def kill(self) -> None:
         """Stops everything the job started: the PID namespace dies with bwrap, a setsid
@@ -281,6 +290,13 @@ def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],
     if uid is not None and sweep_until_gone(uid):
         layout.leases.give(uid)
     dirs.remove()
+
+
+def _own_pid_namespace() -> int:
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
 
 
 def _yield_cpu() -> None:

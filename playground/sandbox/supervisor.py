@@ -11,6 +11,8 @@ from ..job import Job
 from . import exports
 from .process import WorkerProcess
 
+DEMOTED_NICE = 19                 # the lowest priority: a long job runs on what others leave
+
 
 @dataclass
 class Outcome:
@@ -27,30 +29,26 @@ class Outcome:
     job: Optional[Job] = None
     files: exports.FileSink = field(default_factory=exports.FileSink)
     environment: dict[str, Any] = field(default_factory=dict)  # said before the user's code ran
+    demoted_after_s: Optional[float] = None  # when it went on at DEMOTED_NICE, if it did
 
 
 def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
-              on_event: Optional[Callable[[dict], None]] = None) -> Outcome:
-    """Runs the job; whatever happens, the worker and everything it started are killed."""
+              on_event: Optional[Callable[[dict], None]] = None,
+              demote_after_s: float = 0.0) -> Outcome:
+    """Runs the job; whatever happens, the worker and everything it started are killed. A job
+    still running after demote_after_s (0: never) goes on at the lowest CPU priority, so a
+    short run of anyone else's gets the cores first (a multilevel feedback queue's rule)."""
     started = time.monotonic()
+    deadline = started + timeout_s
+    demote_at = started + demote_after_s if 0 < demote_after_s < timeout_s else None
     outcome = Outcome(files=exports.FileSink(accept=job.export))   # only an export sends files
     try:
         outcome.job = worker.start_job(job)
-        for event in worker.events(started + timeout_s):
-            kind = event.get("event")
-            if kind == "report":
-                outcome.report = event.get("report")
-                break
-            if kind == "crash":
-                outcome.crash = event
-                break
-            if kind == "file":
-                outcome.files.receive(event)
-                continue
-            if kind == "environment":
-                outcome.environment = event
-            if on_event is not None and kind not in ("ready",):
-                _forward(on_event, event)
+        while not _read_events(worker, min(deadline, demote_at or deadline), outcome, on_event):
+            if demote_at is None or time.monotonic() >= deadline:
+                raise TimeoutError()
+            worker.set_priority(DEMOTED_NICE)
+            outcome.demoted_after_s, demote_at = demote_after_s, None
     except TimeoutError:
         outcome.timed_out = True
     except OverflowError:
@@ -66,6 +64,30 @@ def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
         worker.kill()
         outcome.stderr = "" if done else worker.stderr_tail()
     return outcome
+
+
+def _read_events(worker: WorkerProcess, until: float, outcome: Outcome,
+                 on_event: Optional[Callable[[dict], None]]) -> bool:
+    """Reads the job's events into the outcome; True once the stream ended, False at `until`."""
+    try:
+        for event in worker.events(until):
+            kind = event.get("event")
+            if kind == "report":
+                outcome.report = event.get("report")
+                return True
+            if kind == "crash":
+                outcome.crash = event
+                return True
+            if kind == "file":
+                outcome.files.receive(event)
+                continue
+            if kind == "environment":
+                outcome.environment = event
+            if on_event is not None and kind not in ("ready",):
+                _forward(on_event, event)
+    except TimeoutError:
+        return False
+    return True
 
 
 def _forward(on_event: Callable[[dict], None], event: dict) -> None:
@@ -105,6 +127,19 @@ def processes_of(uid: int) -> list[int]:
                         break
         except OSError:
             continue
+    return found
+
+
+def processes_in_namespace(inode: int) -> list[int]:
+    """Host pids of every process in the PID namespace with this inode."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}/ns/pid").st_ino == inode:
+                    found.append(int(name))
+            except OSError:
+                continue
     return found
 
 

@@ -1,0 +1,54 @@
+"""A job still running after demote_after_s goes on at nice 19, every thread of it; a short job
+keeps normal priority. The job reads its own niceness, so this is what the kernel applies."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from playground.sandbox import WorkerPool
+from playground.sandbox.outcome import demoted_note
+from sandbox_support import SETTINGS, script
+
+READ_NICENESS = '''import os, threading, time
+seen = {}
+def later():
+    time.sleep(WAIT_S)
+    seen["thread"] = os.getpriority(os.PRIO_PROCESS, 0)   # this thread's own niceness
+helper = threading.Thread(target=later)
+helper.start()                      # started before any demotion could happen
+time.sleep(WAIT_S)
+helper.join()
+print("main", os.getpriority(os.PRIO_PROCESS, 0), "thread", seen["thread"])
+'''
+
+
+@pytest.fixture(scope="module", params=["off", "on"], ids=["fresh-workers", "forked-workers"])
+def pool(request):
+    settings = dataclasses.replace(SETTINGS, demote_after_s=1.0, fork_workers=request.param)
+    with WorkerPool(settings) as p:
+        assert p.wait_ready(), "the sandbox pool did not warm up"
+        yield p
+
+
+def run(pool, wait_s: float):
+    return pool.submit(script(READ_NICENESS.replace("WAIT_S", repr(wait_s))))
+
+
+def test_a_long_job_is_demoted_with_all_its_threads(pool):
+    report = run(pool, 2.5)
+    assert report.status == "ok", report.message
+    assert report.stdout.split() == ["main", "19", "thread", "19"]
+    assert demoted_note(1.0) in report.sandbox.notes
+
+
+def test_a_short_job_keeps_normal_priority(pool):
+    report = run(pool, 0.1)
+    assert report.status == "ok", report.message
+    assert report.stdout.split() == ["main", "0", "thread", "0"]
+    assert not any("nice 19" in note for note in report.sandbox.notes)
+
+
+def test_the_next_job_after_a_demoted_one_starts_at_normal_priority(pool):
+    assert run(pool, 2.5).stdout.split()[1] == "19"
+    assert run(pool, 0.1).stdout.split() == ["main", "0", "thread", "0"]
