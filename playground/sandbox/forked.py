@@ -48,11 +48,11 @@ class Zygote:
         self.ready_at = math.inf              # when TensorFlow was imported (monotonic)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
-        try:
+        try:   # at WARMING_NICE: its TF import and its forks' warm-up yield to running jobs
             self.proc = spawn(config, self.uid, self.dirs, "playground.sandbox.zygote",
                               ["--control", str(theirs.fileno()), "--tmp-mb", str(config.tmp_mb),
                                "--limits", json.dumps(config.worker_limits)],
-                              theirs.fileno(), self.stderr, nice=False)
+                              theirs.fileno(), self.stderr, nice=True)
         except BaseException:
             self.close()
             raise

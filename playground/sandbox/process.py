@@ -110,7 +110,8 @@ class SandboxedWorker:
         raise NotImplementedError
 
     def prioritise(self) -> None:
-        """Called as the job starts; a worker that warmed at a lower priority gets it back."""
+        """Called as the job starts: workers warm at WARMING_NICE, the job runs at normal priority."""
+        self.set_priority(0)
 
     def set_priority(self, nice: int) -> None:
         """Every thread of every process of this job at this niceness (the host is root): the
@@ -234,10 +235,6 @@ class WorkerProcess(SandboxedWorker):
         assert self.proc.stdin is not None
         self.proc.stdin.write(line)
         self.proc.stdin.close()
-
-    def prioritise(self) -> None:
-        """Back to normal priority for the job: it warmed at WARMING_NICE."""
-        self.set_priority(0)
 
     def kill(self) -> None:
         """Stops everything the job started: the PID namespace dies with bwrap, a setsid
