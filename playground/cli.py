@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="save the entry function as a SavedModel in DIR (with a TensorBoard "
                               "graph log in DIR/tensorboard), verified by reloading it in a fresh "
                               "worker")
+    analyze.add_argument("--compare", metavar="SPEC",
+                         help='run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
+                              'jit_compile or "signature=float32[None]"; shows both and what differs')
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--in-process", action="store_true",
                          help="run without the sandbox (trusted code only; for debugging)")
@@ -69,6 +72,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (PlaygroundError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
+    if args.compare is not None:
+        from .cli_compare import run_compare
+        return run_compare(args, job, config)
     try:
         report = execute(job, config, in_process=args.in_process)
     except PlaygroundError as e:

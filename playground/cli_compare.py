@@ -1,0 +1,52 @@
+"""`analyze ... --compare SPEC`: runs side a (the flags as given) and side b (SPEC changed), prints
+both and their differences. Exit status as analyze's: 2 bad flags, 1 either side raised or
+stopped, 0 both completed."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+
+from . import compare
+from .config import Settings
+from .errors import PlaygroundError, SpecError
+from .i18n import _
+from .job import Job
+from .render_compare import render
+
+USAGE_ERROR, REPORT_ERROR = 2, 1
+
+
+def versions_installed() -> bool:
+    """Extra TF versions are a separate install (playground.versions); without it tf= cannot run."""
+    return importlib.util.find_spec("playground.versions") is not None
+
+
+def jobs(args: argparse.Namespace, job: Job) -> tuple[compare.CompareSpec, Job]:
+    spec = compare.parse(args.compare)
+    if args.export:
+        raise SpecError(_("--compare and --export cannot be combined: export one side at a time"))
+    if spec.kind == "tf" and not versions_installed():
+        raise SpecError(_("--compare {spec}: this install has only the default TensorFlow; add "
+                          "versions with scripts/install.sh --tf VERSION").format(spec=spec))
+    return spec, compare.side_b(job, spec)
+
+
+def run_compare(args: argparse.Namespace, job: Job, config: Settings) -> int:
+    from .cli import execute
+    try:
+        spec, job_b = jobs(args, job)
+    except PlaygroundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    # Two cold local workers run side by side; in-process TF and Ray clients go one at a time.
+    concurrent = config.executor == "local" and not args.in_process
+    try:
+        a, b = compare.run_sides(lambda j: execute(j, config, in_process=args.in_process),
+                                 job, job_b, concurrent=concurrent)
+    except PlaygroundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return REPORT_ERROR
+    comparison = compare.compare(spec, job, job_b, a, b)
+    print(comparison.to_json(indent=1) if args.json else render(comparison))
+    return 0 if comparison.status_ok else REPORT_ERROR
