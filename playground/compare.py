@@ -145,17 +145,22 @@ class Comparison:
         return from_dict(cls, json.loads(text)["compare"])
 
 
+ERROR_CHARS = 300
+
+
 def error_text(error: Optional[ErrorInfo]) -> Optional[str]:
+    """"TypeError: <first line>": the line Python and TF lead with (XLA's later lines are noise)."""
     if error is None:
         return None
-    lines = error.message.strip().splitlines()
-    return f"{error.type}: {lines[-1]}" if lines else error.type
+    lines = [line for line in error.message.strip().splitlines() if line.strip()]
+    return f"{error.type}: {lines[0][:ERROR_CHARS]}" if lines else error.type
 
 
 def _report_error(report: Report) -> Optional[str]:
+    """The run's own error, or how it was stopped; a call that raised is a call's difference."""
     if report.error is not None:
         return error_text(report.error)
-    return None if report.status == "ok" else f"{report.status}: {report.message}"
+    return None if report.status in ("ok", "error") else f"{report.status}: {report.message}"
 
 
 def _calls(a: FunctionReport, b: FunctionReport) -> list[Difference]:
