@@ -4,6 +4,7 @@ stopped, 0 both completed."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import sys
 
@@ -22,20 +23,38 @@ def versions_installed() -> bool:
     return importlib.util.find_spec("playground.versions") is not None
 
 
-def jobs(args: argparse.Namespace, job: Job) -> tuple[compare.CompareSpec, Job]:
+def installed_tf(config: Settings, version: str) -> str:
+    """The Job.tf_version that runs `version` ("" the default), as playground.versions resolves
+    it: a version that is not installed is refused there, naming the installed ones."""
+    versions = importlib.import_module("playground.versions")
+    chosen = versions.resolve(config, version)
+    return "" if chosen.default else chosen.version
+
+
+def jobs(args: argparse.Namespace, job: Job, config: Settings) -> tuple[compare.CompareSpec, Job]:
     spec = compare.parse(args.compare)
     if args.export:
         raise SpecError(_("--compare and --export cannot be combined: export one side at a time"))
-    if spec.kind == "tf" and not versions_installed():
-        raise SpecError(_("--compare {spec}: this install has only the default TensorFlow; add "
-                          "versions with scripts/install.sh --tf VERSION").format(spec=spec))
+    if spec.kind == "tf":
+        if not versions_installed():
+            raise SpecError(_("--compare {spec}: this install has only the default TensorFlow; "
+                              "add versions with scripts/install.sh --tf VERSION").format(spec=spec))
+        if args.in_process:
+            raise SpecError(_("--compare {spec} needs the sandbox: --in-process runs this "
+                              "interpreter's TensorFlow only").format(spec=spec))
+        b = dataclasses.replace(job, tf_version=installed_tf(config, str(spec.value)))
+        if b == job:
+            raise SpecError(_("--compare {spec}: side a already runs with it, so both sides would "
+                              "be the same; {forms}").format(spec=spec,
+                                                              forms=compare.accepted_forms()))
+        return spec, b
     return spec, compare.side_b(job, spec)
 
 
 def run_compare(args: argparse.Namespace, job: Job, config: Settings) -> int:
     from .cli import execute
     try:
-        spec, job_b = jobs(args, job)
+        spec, job_b = jobs(args, job, config)
     except PlaygroundError as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR

@@ -60,28 +60,28 @@ def parse(text: str) -> CompareSpec:
     name = ALIASES.get(name.strip(), name.strip())
     value = value.strip()
     if name not in KINDS:
-        raise SpecError(_("--compare {text!r}: unknown option {name!r}; {forms}").format(
+        raise SpecError(_("compare {text!r}: unknown option {name!r}; {forms}").format(
             text=raw, name=name, forms=accepted_forms()))
     if name == "tf":
         if not _VERSION_RE.match(value):
-            raise SpecError(_("--compare {text!r}: {value!r} is not a TensorFlow version; "
+            raise SpecError(_("compare {text!r}: {value!r} is not a TensorFlow version; "
                               "{forms}").format(text=raw, value=value, forms=accepted_forms()))
         return CompareSpec("tf", value)
     if name == "signature":
         if not eq:
-            raise SpecError(_("--compare {text!r}: the signature is missing; {forms}").format(
+            raise SpecError(_("compare {text!r}: the signature is missing; {forms}").format(
                 text=raw, forms=accepted_forms()))
         try:
             parsed = specs.parse_signature(value)
         except SpecError as error:
-            raise SpecError(_("--compare {text!r}: {error}; {forms}").format(
+            raise SpecError(_("compare {text!r}: {error}; {forms}").format(
                 text=raw, error=error, forms=accepted_forms())) from None
         return CompareSpec("signature", ", ".join(str(s) for s in parsed))
     if not eq:
         return CompareSpec(name, None)
     if value.lower() in _TRUE + _FALSE:
         return CompareSpec(name, value.lower() in _TRUE)
-    raise SpecError(_("--compare {text!r}: {name} takes on or off, got {value!r}; {forms}").format(
+    raise SpecError(_("compare {text!r}: {name} takes on or off, got {value!r}; {forms}").format(
         text=raw, name=name, value=value, forms=accepted_forms()))
 
 
@@ -96,7 +96,7 @@ def side_b(job: Job, spec: CompareSpec) -> Job:
         wanted = (not current) if spec.value is None else bool(spec.value)
         changed = dataclasses.replace(job, **{spec.kind: wanted})
     if changed == job:
-        raise SpecError(_("--compare {spec}: side a already runs with it, so both sides would be "
+        raise SpecError(_("compare {spec}: side a already runs with it, so both sides would be "
                           "the same; {forms}").format(spec=spec, forms=accepted_forms()))
     return changed
 

@@ -14,6 +14,10 @@ TIMING_BUDGET = "timing_budget"
 SWEEP = "sweep"
 EXPORT = "export"
 DEVICE = "device"
+COMPARE = "compare"             # toggle: run a second side that varies one setting
+COMPARE_KIND = "compare_kind"   # what side b varies: compare.KINDS
+COMPARE_TF = "compare_tf"       # side b's TensorFlow version
+COMPARE_SIGNATURE = "compare_signature"   # side b's input_signature ("" none)
 RUN = "run"
 APPEND_CALL = "append_call"
 BUILD_SIGNATURE = "build_signature"
@@ -40,6 +44,11 @@ OP_TYPES_CHART = "op_types_chart"
 CODE_LINE = "code_line"         # the source line lit up in the Converted code tab
 GRAPH_LINE = "graph_line"       # the source line whose ops the Graph tab lists
 OPS_BY_LINE_CHART = "ops_by_line_chart"
+COMPARE_TAB = "compare_tab"     # the open tab of the compare view
+COMPARE_FUNCTION = "compare_function"
+COMPARE_TRACE_CHART = "compare_trace_chart"
+COMPARE_OPS_CHART = "compare_ops_chart"
+COMPARE_TIMING_CHART = "compare_timing_chart"
 
 # Session state that is not a widget
 INITIALISED = "_initialised"

@@ -8,7 +8,7 @@ from typing import Optional
 
 import streamlit as st
 
-from .. import gallery
+from .. import compare, gallery
 from ..config import Settings
 from ..errors import PlaygroundError
 from ..executor import make_executor
@@ -16,7 +16,7 @@ from ..fairness import ClientLimits, FairExecutor
 from ..i18n import _
 from ..job import Job
 from ..service import RestartingExecutor, log_run
-from . import export_zip, keys, plan, state
+from . import compare_inputs, compare_run, export_zip, keys, plan, state
 from .client import client_id
 
 # Seam for tests and benchmarks: "module:callable" returning an Executor, e.g. a replay of
@@ -172,16 +172,26 @@ def run_button(settings: Settings, requested: bool = False) -> None:
     errors = plan.validate(values, max_calls=settings.max_calls,
                            max_source_bytes=settings.max_source_bytes,
                            max_budget_s=settings.max_timing_budget_s)
+    errors.update(compare_inputs.validate(values, build_job(values)))
     st.session_state[keys.FIELD_ERRORS] = errors
     st.session_state.pop(keys.RUN_ERROR, None)
     if errors:
         st.rerun()  # redraw so each message sits next to its field
     job = build_job(values)
+    spec, job_b = compare_inputs.side_b(values, job)   # (None, job): no compare
     session, client = _session_id(), client_id(settings.client_ip_header)
     started = time.monotonic()
     progress = RunProgress(len(job.calls))
+    comparison = None
     try:
-        report = executor().submit(job, on_event=progress.on_event, client=client)
+        if spec is None:
+            report = executor().submit(job, on_event=progress.on_event, client=client)
+        else:
+            compare_run.side_caption("b", compare.describe(job_b, spec))
+            report, report_b = compare_run.submit_both(executor(), job, job_b, client, progress,
+                                                       RunProgress(len(job.calls)))
+            comparison = compare.compare(spec, job, job_b, report, report_b)
+            log_run(session, started, report_b, client=client)
     except PlaygroundError as error:
         log_run(session, started, error=error, client=client)
         progress.finish("The run did not finish")
@@ -195,4 +205,4 @@ def run_button(settings: Settings, requested: bool = False) -> None:
     st.session_state[keys.RESULT] = state.Result(job=job, report=report,
                                                  example=pristine_example(values),
                                                  number=previous.number + 1 if previous else 1,
-                                                 archives=archives)
+                                                 archives=archives, comparison=comparison)
