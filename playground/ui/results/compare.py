@@ -112,8 +112,8 @@ def calls_frame(fa: Optional[FunctionReport], fb: Optional[FunctionReport]) -> p
         ca = fa.calls[index] if fa and index < len(fa.calls) else None
         cb = fb.calls[index] if fb and index < len(fb.calls) else None
         row = {"call": index + 1, "arguments": (ca or cb).args if (ca or cb) else ""}
-        for side, cells in (("a", call_cells(ca)), ("b", call_cells(cb))):
-            row.update({f"{side} {name}": value for name, value in zip(CELLS, cells)})
+        for name, a, b in zip(CELLS, call_cells(ca), call_cells(cb)):   # each pair side by side
+            row.update({f"a {name}": a, f"b {name}": b})
         rows.append(row)
     return pd.DataFrame(rows)
 
