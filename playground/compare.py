@@ -153,7 +153,10 @@ def error_text(error: Optional[ErrorInfo]) -> Optional[str]:
     if error is None:
         return None
     lines = [line for line in error.message.strip().splitlines() if line.strip()]
-    return f"{error.type}: {lines[0][:ERROR_CHARS]}" if lines else error.type
+    if not lines:
+        return error.type
+    first = lines[0] if len(lines[0]) <= ERROR_CHARS else lines[0][:ERROR_CHARS - 1] + "…"
+    return f"{error.type}: {first}"
 
 
 def _report_error(report: Report) -> Optional[str]:
