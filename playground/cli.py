@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="seconds of measurement per function (default 2)")
     analyze.add_argument("--sweep", metavar="ARG[DIM]=SIZES",
                          help='with --timing: time the last call at each size, e.g. "x[0]=16,64,256"')
+    analyze.add_argument("--compare", metavar="SPEC",
+                         help='run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
+                              'jit_compile or "signature=float32[None]"; shows both and what differs')
     analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     analyze.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                          help="wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)")
@@ -51,9 +54,6 @@ def build_parser() -> argparse.ArgumentParser:
                          help="save the entry function as a SavedModel in DIR (with a TensorBoard "
                               "graph log in DIR/tensorboard), verified by reloading it in a fresh "
                               "worker")
-    analyze.add_argument("--compare", metavar="SPEC",
-                         help='run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
-                              'jit_compile or "signature=float32[None]"; shows both and what differs')
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--in-process", action="store_true",
                          help="run without the sandbox (trusted code only; for debugging)")

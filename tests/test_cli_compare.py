@@ -83,3 +83,14 @@ def test_compare_tf_runs_side_b_on_that_version(process_py):
     compared = json.loads(result.stdout)["compare"]
     assert compared["a"]["tensorflow_version"] == default
     assert compared["b"]["tensorflow_version"] == other
+
+
+@pytest.mark.skipif(not VERSIONS, reason="needs playground.versions (issue 15 part 1): enable "
+                                         "after merging the versions branch")
+def test_compare_tf_not_installed_exits_2_naming_the_installed(process_py):
+    default = json.loads(cli("versions", "--json").stdout)["default"]
+    result = cli("analyze", process_py, "--function", "process", "--call", "float32[3]",
+                 "--compare", "tf=2.99.0")
+    assert result.returncode == 2 and result.stdout == ""
+    line = result.stderr.strip()
+    assert "2.99.0" in line and default in line and len(line.splitlines()) == 1
