@@ -2,13 +2,13 @@
 
 With the default per-client limit of one running job (PLAYGROUND_CLIENT_RUNNING=1), the sides
 run one after the other, so side b never waits behind side a in its own client's queue (and
-never counts against PLAYGROUND_CLIENT_QUEUED). Where a client may run two jobs at once, they run
+never needs a PLAYGROUND_CLIENT_QUEUED place). Where a client may run two jobs at once, they run
 side by side.
 """
 from __future__ import annotations
 
 import threading
-from typing import Protocol
+from typing import Callable, Mapping, Optional, Protocol
 
 import streamlit as st
 
@@ -16,10 +16,25 @@ from .. import compare
 from ..fairness import FairExecutor
 from ..i18n import _
 from ..job import Job, Report
+from . import compare_inputs, keys
 
 
 class Progress(Protocol):   # run.RunProgress (run.py imports this module)
     def on_event(self, event: dict) -> None: ...
+
+
+SideB = tuple[compare.CompareSpec, Job]
+
+
+def prepare(values: Mapping[str, object], job: Job) -> Optional[SideB]:
+    """Side b's spec and Job, None when compare is off; a setting that cannot run is shown next
+    to its field, and the page reruns (as plan.validate's messages are)."""
+    errors = compare_inputs.validate(values, job)
+    if errors:
+        st.session_state[keys.FIELD_ERRORS] = errors
+        st.rerun()
+    spec, job_b = compare_inputs.side_b(values, job)
+    return None if spec is None else (spec, job_b)
 
 
 def concurrent(executor: FairExecutor) -> bool:
@@ -42,5 +57,14 @@ def submit_both(executor: FairExecutor, job_a: Job, job_b: Job, client: str,
     return compare.run_sides(submit, job_a, job_b, concurrent=concurrent(executor))
 
 
-def side_caption(name: str, side: str) -> None:
-    st.caption(_("Side {name} ({side}):").format(name=name, side=side))
+def submit(executor: FairExecutor, job: Job, side_b: Optional[SideB], client: str,
+           progress: Progress, new_progress: Callable[[], Progress],
+           log_b: Callable[[Report], None]) -> tuple[Report, Optional[compare.Comparison]]:
+    """Side a's report, and the comparison when there is a side b (None otherwise)."""
+    if side_b is None:
+        return executor.submit(job, on_event=progress.on_event, client=client), None
+    spec, job_b = side_b
+    st.caption(_("Side b ({side}):").format(side=compare.describe(job_b, spec)))
+    a, b = submit_both(executor, job, job_b, client, progress, new_progress())
+    log_b(b)
+    return a, compare.compare(spec, job, job_b, a, b)

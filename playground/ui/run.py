@@ -8,7 +8,7 @@ from typing import Optional
 
 import streamlit as st
 
-from .. import compare, gallery
+from .. import gallery
 from ..config import Settings
 from ..errors import PlaygroundError
 from ..executor import make_executor
@@ -16,7 +16,7 @@ from ..fairness import ClientLimits, FairExecutor
 from ..i18n import _
 from ..job import Job
 from ..service import RestartingExecutor, log_run
-from . import compare_inputs, compare_run, export_zip, keys, plan, state
+from . import compare_run, export_zip, keys, plan, state
 from .client import client_id
 
 # Seam for tests and benchmarks: "module:callable" returning an Executor, e.g. a replay of
@@ -172,26 +172,19 @@ def run_button(settings: Settings, requested: bool = False) -> None:
     errors = plan.validate(values, max_calls=settings.max_calls,
                            max_source_bytes=settings.max_source_bytes,
                            max_budget_s=settings.max_timing_budget_s)
-    errors.update(compare_inputs.validate(values, build_job(values)))
     st.session_state[keys.FIELD_ERRORS] = errors
     st.session_state.pop(keys.RUN_ERROR, None)
     if errors:
         st.rerun()  # redraw so each message sits next to its field
     job = build_job(values)
-    spec, job_b = compare_inputs.side_b(values, job)   # (None, job): no compare
     session, client = _session_id(), client_id(settings.client_ip_header)
+    side_b = compare_run.prepare(values, job)   # None: no compare; a bad setting reruns
     started = time.monotonic()
     progress = RunProgress(len(job.calls))
-    comparison = None
     try:
-        if spec is None:
-            report = executor().submit(job, on_event=progress.on_event, client=client)
-        else:
-            compare_run.side_caption("b", compare.describe(job_b, spec))
-            report, report_b = compare_run.submit_both(executor(), job, job_b, client, progress,
-                                                       RunProgress(len(job.calls)))
-            comparison = compare.compare(spec, job, job_b, report, report_b)
-            log_run(session, started, report_b, client=client)
+        report, comparison = compare_run.submit(executor(), job, side_b, client, progress,
+                                                lambda: RunProgress(len(job.calls)),
+                                                lambda b: log_run(session, started, b, client=client))
     except PlaygroundError as error:
         log_run(session, started, error=error, client=client)
         progress.finish("The run did not finish")

@@ -9,10 +9,11 @@ from typing import Mapping, Optional
 import streamlit as st
 
 from .. import gallery
-from ..config import Settings
 from ..compare import Comparison
+from ..config import Settings
 from ..job import Job, Report
-from . import compare_inputs, keys
+from . import keys
+from . import compare_inputs
 
 DEFAULT_EXAMPLE = "retracing"
 # Query-param names: short, because the whole state lives in the URL.
