@@ -91,10 +91,10 @@ def notebook_download(result: Result) -> None:
 
 
 def render(result: Result) -> None:
+    report = result.report
     if result.comparison is not None:   # compare mode: both sides, side by side
         compare.render(result)
         return
-    report = result.report
     environment_line(report, result.number)
     summary(report)
     notebook_download(result)
