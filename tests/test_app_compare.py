@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground.ui import keys
 
-from test_app import APP, app, metric  # noqa: F401 - app: fixture (replayed reports, plain editor)
+from test_app import app  # noqa: F401 - fixture: replayed reports, the plain editor
 
 
 def compare_tab(at: AppTest, label: str):

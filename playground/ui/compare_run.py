@@ -22,6 +22,8 @@ from . import compare_inputs, keys
 class Progress(Protocol):   # run.RunProgress (run.py imports this module)
     def on_event(self, event: dict) -> None: ...
 
+    def finish(self, label: str) -> None: ...
+
 
 SideB = tuple[compare.CompareSpec, Job]
 
@@ -65,6 +67,8 @@ def submit(executor: FairExecutor, job: Job, side_b: Optional[SideB], client: st
         return executor.submit(job, on_event=progress.on_event, client=client), None
     spec, job_b = side_b
     st.caption(_("Side b ({side}):").format(side=compare.describe(job_b, spec)))
-    a, b = submit_both(executor, job, job_b, client, progress, new_progress())
+    progress_b = new_progress()
+    a, b = submit_both(executor, job, job_b, client, progress, progress_b)
+    progress_b.finish(_("Side b done: {summary}").format(summary=b.message or b.status))
     log_b(b)
     return a, compare.compare(spec, job, job_b, a, b)
