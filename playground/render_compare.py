@@ -39,7 +39,8 @@ def side_header(name: str, side: str, report: Report) -> list[str]:
     if report.error is not None:
         where = _(" (line {line})").format(line=report.error.line) if report.error.line else ""
         last = report.error.message.strip().splitlines()[-1:] or [""]
-        lines.append(f"   error{where}: {report.error.type}: {last[0][:200]}")
+        lines.append(_("   error{where}: {type}: {message}").format(
+            where=where, type=report.error.type, message=last[0][:200]))
     return lines
 
 
@@ -108,7 +109,7 @@ def render(comparison: Comparison) -> str:
         lines += ["", rows[0], _row("", "a: " + c.side_a, "b: " + c.side_b)] + rows[1:]
     lines.append("")
     if not c.differences:
-        lines.append(_("differences: none: both sides traced, ran and returned the same"))
+        lines.append(_("differences: none (the sides agree on traces, calls, outputs, errors and op counts)"))
     else:
         lines.append(_("differences ({count}):").format(count=len(c.differences)))
         lines += ["  " + difference_line(d) for d in c.differences]
