@@ -175,7 +175,8 @@ def _calls(a: FunctionReport, b: FunctionReport) -> list[Difference]:
     return found
 
 
-def _call(name: str, index: int, ca: Optional[CallRecord], cb: Optional[CallRecord]) -> list[Difference]:
+def _call(name: str, index: int, ca: Optional[CallRecord],
+          cb: Optional[CallRecord]) -> list[Difference]:
     def at(kind: str, va: Any, vb: Any) -> Difference:
         return Difference(kind, va, vb, function=name, call=index)
     if ca is None or cb is None:   # one side's run stopped before this call

@@ -109,7 +109,8 @@ def render(comparison: Comparison) -> str:
         lines += ["", rows[0], _row("", "a: " + c.side_a, "b: " + c.side_b)] + rows[1:]
     lines.append("")
     if not c.differences:
-        lines.append(_("differences: none (the sides agree on traces, calls, outputs, errors and op counts)"))
+        lines.append(_("differences: none (the sides agree on traces, calls, outputs, errors "
+                       "and op counts)"))
     else:
         lines.append(_("differences ({count}):").format(count=len(c.differences)))
         lines += ["  " + difference_line(d) for d in c.differences]

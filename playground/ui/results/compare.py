@@ -69,7 +69,8 @@ def shown(kind: str, value: object) -> str:
 
 def differences(c: Comparison) -> None:
     if not c.differences:
-        st.success(_("No differences: the sides agree on traces, calls, outputs, errors and op counts."))
+        st.success(_("No differences: the sides agree on traces, calls, outputs, errors and op "
+                     "counts."))
         return
     st.markdown(_("**{count} difference(s)** between the sides").format(count=len(c.differences)))
     rows = [{_("kind"): d.kind, _("where"): where(d), labels(c)["a"]: shown(d.kind, d.a),
