@@ -27,7 +27,7 @@ def installed_tf(config: Settings, version: str) -> str:
     """The Job.tf_version that runs `version` ("" the default), as playground.versions resolves
     it: a version that is not installed is refused there, naming the installed ones."""
     versions = importlib.import_module("playground.versions")
-    chosen = versions.resolve(config, version)
+    chosen = versions.resolve(config, version)   # "" (tf=default): the default install
     return "" if chosen.default else chosen.version
 
 

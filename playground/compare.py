@@ -35,7 +35,7 @@ _VERSION_RE = re.compile(r"^\d+\.\d+(\.\d+)?([a-z]+\d*)?$")
 
 
 def accepted_forms() -> str:
-    return _("accepted: tf=VERSION (e.g. tf=2.15.1), reduce_retracing[=on|off], "
+    return _("accepted: tf=VERSION (e.g. tf=2.15.1, or tf=default), reduce_retracing[=on|off], "
              "jit_compile[=on|off], signature=SPECS (e.g. signature=float32[None]; "
              "signature= for none)")
 
@@ -48,8 +48,10 @@ class CompareSpec:
     value: Union[str, bool, None] = None    # tf: the version; signature: SPECS ("" none); flag
 
     def __str__(self) -> str:
-        if self.kind in ("tf", "signature"):
-            return f"{self.kind}={self.value}"
+        if self.kind == "tf":
+            return f"tf={self.value or 'default'}"
+        if self.kind == "signature":
+            return f"signature={self.value}"
         return self.kind if self.value is None else f"{self.kind}={'on' if self.value else 'off'}"
 
 
@@ -63,6 +65,8 @@ def parse(text: str) -> CompareSpec:
         raise SpecError(_("compare {text!r}: unknown option {name!r}; {forms}").format(
             text=raw, name=name, forms=accepted_forms()))
     if name == "tf":
+        if value == "default":   # the default install, e.g. against `--tf 2.15.1` on side a
+            return CompareSpec("tf", "")
         if not _VERSION_RE.match(value):
             raise SpecError(_("compare {text!r}: {value!r} is not a TensorFlow version; "
                               "{forms}").format(text=raw, value=value, forms=accepted_forms()))

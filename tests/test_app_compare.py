@@ -88,3 +88,20 @@ def test_share_link_restores_compare(app: AppTest, param, kind, signature) -> No
     assert app.selectbox(key=keys.COMPARE_KIND).value == kind
     if signature:
         assert app.text_input(key=keys.COMPARE_SIGNATURE).value == signature
+
+
+def test_tf_picker_lists_the_installed_versions(app: AppTest) -> None:
+    versions = pytest.importorskip("playground.versions", reason="needs playground.versions "
+                                   "(issue 15 part 1): enabled once the versions branch is merged")
+    from playground.config import Settings
+    installed = versions.installed(Settings.from_env())
+    if len(installed) < 2:
+        pytest.skip("only the default TensorFlow is installed")
+    start(app, "tf")
+    picker = app.selectbox(key=keys.COMPARE_TF)
+    assert picker.options[0].startswith(installed[0].version) and len(picker.options) == len(installed)
+    picker.set_value(installed[1].version).run()
+    assert app.query_params["cmp"] == f"tf={installed[1].version}"
+    picker.set_value("").run()      # the default against the default: nothing to compare
+    app.button(key=keys.RUN).click().run()
+    assert any("both sides would be the same" in e.value for e in app.error)

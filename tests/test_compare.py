@@ -19,6 +19,7 @@ LABEL = ("import tensorflow as tf\n\n@tf.function\ndef label(x):\n"
 
 @pytest.mark.parametrize("text, spec", [
     ("tf=2.15.1", CompareSpec("tf", "2.15.1")),
+    ("tf=default", CompareSpec("tf", "")),
     (" tf = 2.18 ", CompareSpec("tf", "2.18")),
     ("reduce_retracing", CompareSpec("reduce_retracing", None)),
     ("experimental_relax_shapes", CompareSpec("reduce_retracing", None)),
@@ -58,6 +59,8 @@ def test_side_b_changes_one_thing():
     flipped_back = dataclasses.replace(job, jit_compile=True)
     assert compare.side_b(flipped_back, compare.parse("jit_compile")).jit_compile is False
     assert compare.side_b(job, compare.parse("tf=2.15.1")).tf_version == "2.15.1"
+    on_old = dataclasses.replace(job, tf_version="2.15.1")
+    assert compare.side_b(on_old, compare.parse("tf=default")).tf_version == ""
     assert compare.side_b(job, compare.parse("signature=float32[None]")).signature == "float32[None]"
     with_signature = dataclasses.replace(job, signature="float32[None]")
     assert compare.side_b(with_signature, compare.parse("signature=")).signature is None
@@ -67,6 +70,8 @@ def test_side_b_changes_one_thing():
     ({}, "reduce_retracing=off"),
     ({"jit_compile": True}, "jit_compile=on"),
     ({}, "signature="),
+    ({}, "tf=default"),
+    ({"tf_version": "2.15.1"}, "tf=2.15.1"),
     ({"signature": "float32[None]"}, "signature=float32[None]"),
 ])
 def test_side_b_equal_to_side_a_is_refused(job_change, text):

@@ -26,17 +26,23 @@ def kind_label(kind: str) -> str:
 
 
 @st.cache_data(ttl=300, show_spinner=False)
-def tf_versions() -> list[str]:
-    """Installed versions other than the default (side a's); none without playground.versions."""
+def tf_choices() -> dict[str, str]:
+    """Job.tf_version -> label of each installed TensorFlow ("" the default), as
+    playground.versions lists them; empty where only the default is installed (or no module)."""
     try:
         from .. import versions  # type: ignore[attr-defined]
     except ImportError:
-        return []
-    return [v.version for v in versions.installed(Settings.from_env()) if not v.default]
+        return {}
+    installed = versions.installed(Settings.from_env())
+    if len(installed) < 2:
+        return {}
+    return {("" if v.default else v.version):
+            (_("{version} (default)").format(version=v.version) if v.default else v.version)
+            for v in installed}
 
 
 def kinds() -> list[str]:
-    return [k for k in compare.KINDS if k != "tf" or tf_versions()]
+    return [k for k in compare.KINDS if k != "tf" or tf_choices()]
 
 
 def spec_text(values: Mapping[str, object]) -> Optional[str]:
@@ -45,7 +51,7 @@ def spec_text(values: Mapping[str, object]) -> Optional[str]:
         return None
     kind = str(values.get(keys.COMPARE_KIND) or DEFAULT_KIND)
     if kind == "tf":
-        return f"tf={values.get(keys.COMPARE_TF) or ''}"
+        return f"tf={values.get(keys.COMPARE_TF) or 'default'}"
     if kind == "signature":
         return f"signature={str(values.get(keys.COMPARE_SIGNATURE) or '').strip()}"
     return kind
@@ -105,14 +111,17 @@ def inputs() -> None:
     available = kinds()
     if st.session_state.get(keys.COMPARE_KIND) not in available:
         st.session_state[keys.COMPARE_KIND] = DEFAULT_KIND
-    for key, default in ((keys.COMPARE_TF, (tf_versions() or [""])[0]), (keys.COMPARE_SIGNATURE, "")):
-        keep(key, default)
+    choices = tf_choices()
+    if st.session_state.get(keys.COMPARE_TF) not in choices:   # the newest installed, by default
+        st.session_state[keys.COMPARE_TF] = list(choices)[-1] if choices else ""
+    keep(keys.COMPARE_SIGNATURE, "")
     if not st.session_state.get(keys.COMPARE):
         keep(keys.COMPARE_KIND, DEFAULT_KIND)
         return
     kind = st.selectbox(_("Side b changes"), available, key=keys.COMPARE_KIND, format_func=kind_label)
     if kind == "tf":
-        st.selectbox(_("Side b's TensorFlow"), tf_versions(), key=keys.COMPARE_TF)
+        st.selectbox(_("Side b's TensorFlow"), list(choices), key=keys.COMPARE_TF,
+                     format_func=lambda v: choices.get(v, v))
     elif kind == "signature":
         st.text_input(_("Side b's input_signature"), key=keys.COMPARE_SIGNATURE,
                       placeholder=_("e.g. float32[None]; empty: no signature"))
