@@ -18,6 +18,11 @@ def compare_tab(at: AppTest, label: str):
     return next(t for t in at.tabs if t.label == label)
 
 
+def table(element, *columns: str):
+    """The dataframe among the element's that has these columns (tests never count positions)."""
+    return next(d.value for d in element.dataframe if set(columns) <= set(d.value.columns))
+
+
 def start(at: AppTest, kind: str) -> None:
     at.query_params["example"] = "many-shapes"
     at.run()
@@ -43,15 +48,15 @@ def test_compare_reduce_retracing_shows_both_sides_and_differences(app: AppTest)
     app.button(key=keys.RUN).click().run()
     assert not app.exception and not app.error
     assert [m.value for m in app.metric if m.label == "Traces"] == ["4", "2"]
-    rows = app.dataframe[0].value          # the differences, both values each
+    rows = table(app, "kind", "where")     # the differences, both values each
     by_kind = {(k, w): (a, b) for k, w, a, b in rows.itertuples(index=False)}
     assert by_kind[("tracing_count", "total")] == ("4", "2")
     assert by_kind[("retraced", "total · call 3")] == ("True", "False")
     assert app.query_params["cmp"] == "reduce_retracing"
     calls = compare_tab(app, "Calls")
-    table = calls.dataframe[0].value
-    assert list(table["a traced"]) == ["traced"] * 4
-    assert list(table["b traced"]) == ["traced", "traced", "reused graph", "reused graph"]
+    traced = table(calls, "a traced", "b traced")
+    assert list(traced["a traced"]) == ["traced"] * 4
+    assert list(traced["b traced"]) == ["traced", "traced", "reused graph", "reused graph"]
     (figure,) = [json.loads(e.proto.spec) for e in calls.get("plotly_chart")]
     assert [trace["y"] for trace in figure["data"]] == [[1, 2, 3, 4], [1, 2, 2, 2]]
     code = compare_tab(app, "Converted code")
