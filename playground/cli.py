@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="seconds of measurement per function (default 2)")
     analyze.add_argument("--sweep", metavar="ARG[DIM]=SIZES",
                          help='with --timing: time the last call at each size, e.g. "x[0]=16,64,256"')
+    analyze.add_argument("--compare", metavar="SPEC",
+                         help='run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
+                              'jit_compile or "signature=float32[None]"; shows both and what differs')
     analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     analyze.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                          help="wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)")
@@ -69,6 +72,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (PlaygroundError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
+    if args.compare is not None:
+        from .cli_compare import run_compare
+        return run_compare(args, job, config)
     try:
         report = execute(job, config, in_process=args.in_process)
     except PlaygroundError as e:

@@ -34,6 +34,7 @@ class Job:
     export: bool = False                    # write a SavedModel and TensorBoard graph log
     verify: Optional[str] = None            # verify this attached SavedModel; runs no user code
     attachments: dict[str, str] = field(default_factory=dict)  # name -> host dir, copied in
+    tf_version: str = ""                    # "": the default install; else one listed by `python -m playground versions`
 
 
 @dataclass(frozen=True)

@@ -91,3 +91,15 @@ def test_identical_code_has_no_marks_and_a_user_try_is_not_boilerplate() -> None
     source = "def f(x):\n    try:\n        y = x\n    except:\n        raise\n    return y\n"
     result = code_diff.diff(source, source)
     assert result.added == result.removed == 0 and result.kept == 6
+
+
+def test_between_marks_what_only_one_side_has() -> None:
+    a = RECORDED["square_sum"]["converted"]
+    b = a.replace("y = ", "z = ", 1)
+    change = code_diff.between(a, b)
+    (removed,) = [line for line in change.text.splitlines() if line.startswith("- ")]
+    (added,) = [line for line in change.text.splitlines() if line.startswith("+ ")]
+    assert removed[2:].replace("y = ", "z = ", 1) == added[2:]
+    assert (change.added, change.removed, change.kept) == (1, 1, len(a.splitlines()) - 1)
+    same = code_diff.between(a, a)
+    assert same.added == same.removed == 0 and same.text.splitlines() == [f"  {x}" for x in a.splitlines()]

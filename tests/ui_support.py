@@ -19,7 +19,7 @@ EXPORT_DIR_ENV = "PLAYGROUND_REPLAY_EXPORT_DIR"   # replaces "{export_dir}" in r
 
 def _key(job: Job) -> tuple:
     return (job.source.strip(), job.function, tuple(job.calls), job.timing, job.jit_compile,
-            job.sweep or None, job.export)
+            job.sweep or None, job.export, job.reduce_retracing, job.signature or None)
 
 
 class ReplayExecutor:

@@ -6,6 +6,7 @@ import streamlit as st
 from ..config import Settings
 from ..service import configure_logging
 from . import editor, keys, options, plan, results, run, state
+from . import compare_inputs
 
 
 def share_button() -> None:
@@ -47,6 +48,7 @@ def main() -> None:
         plan.argument_builder(info)
         plan.plan_text()
         options.options(settings.max_timing_budget_s)
+        compare_inputs.inputs()
         run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)))
     with outputs:
         if st.session_state.get(keys.RUN_ERROR):

@@ -120,3 +120,20 @@ def diff(original: str, converted: str) -> CodeDiff:
         if index < len(new):
             out.append(f"{status[index]}{new[index]}")
     return CodeDiff("\n".join(out), added, removed, kept)
+
+
+def between(a: str, b: str) -> CodeDiff:
+    """Two conversions of one function (compare mode's sides): "- " only in a, "+ " only in b."""
+    old, new = a.rstrip("\n").splitlines(), b.rstrip("\n").splitlines()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    out: list[str] = []
+    added = removed = kept = 0
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            kept += i2 - i1
+            out += [f"  {line}" for line in old[i1:i2]]
+            continue
+        removed += i2 - i1
+        added += j2 - j1
+        out += [f"- {line}" for line in old[i1:i2]] + [f"+ {line}" for line in new[j1:j2]]
+    return CodeDiff("\n".join(out), added, removed, kept)

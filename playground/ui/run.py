@@ -16,7 +16,7 @@ from ..fairness import ClientLimits, FairExecutor
 from ..i18n import _
 from ..job import Job
 from ..service import RestartingExecutor, log_run
-from . import export_zip, keys, plan, state
+from . import compare_run, export_zip, keys, plan, state
 from .client import client_id
 
 # Seam for tests and benchmarks: "module:callable" returning an Executor, e.g. a replay of
@@ -178,10 +178,13 @@ def run_button(settings: Settings, requested: bool = False) -> None:
         st.rerun()  # redraw so each message sits next to its field
     job = build_job(values)
     session, client = _session_id(), client_id(settings.client_ip_header)
+    side_b = compare_run.prepare(values, job)   # None: no compare; a bad setting reruns
     started = time.monotonic()
     progress = RunProgress(len(job.calls))
     try:
-        report = executor().submit(job, on_event=progress.on_event, client=client)
+        report, comparison = compare_run.submit(executor(), job, side_b, client, progress,
+                                                lambda: RunProgress(len(job.calls)),
+                                                lambda b: log_run(session, started, b, client=client))
     except PlaygroundError as error:
         log_run(session, started, error=error, client=client)
         progress.finish("The run did not finish")
@@ -195,4 +198,4 @@ def run_button(settings: Settings, requested: bool = False) -> None:
     st.session_state[keys.RESULT] = state.Result(job=job, report=report,
                                                  example=pristine_example(values),
                                                  number=previous.number + 1 if previous else 1,
-                                                 archives=archives)
+                                                 archives=archives, comparison=comparison)

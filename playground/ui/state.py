@@ -9,9 +9,11 @@ from typing import Mapping, Optional
 import streamlit as st
 
 from .. import gallery
+from ..compare import Comparison
 from ..config import Settings
 from ..job import Job, Report
 from . import keys
+from . import compare_inputs
 
 DEFAULT_EXAMPLE = "retracing"
 # Query-param names: short, because the whole state lives in the URL.
@@ -29,6 +31,7 @@ class Result:
     example: Optional[str]   # the gallery slug whose settings produced it, if unchanged
     number: int = 1          # runs so far in this session, shown so a fresh result is evident
     archives: dict = field(default_factory=dict)   # export_zip.collect(): zips built at run time
+    comparison: Optional[Comparison] = None        # compare mode: both sides; report is side a
 
 
 def encode_source(source: str) -> str:
@@ -80,6 +83,7 @@ def values_from_params(params: Mapping[str, str]) -> dict:
             values[keys.TIMING_BUDGET] = float(params[P_BUDGET])
         except ValueError:
             pass
+    values.update(compare_inputs.values_from_params(params))
     return values
 
 
@@ -90,7 +94,7 @@ def params_from_values(values: Mapping[str, object]) -> dict[str, str]:
     if example is not None:
         pristine = example_values(example)
         if all(values.get(k) == v for k, v in pristine.items()):
-            return {P_EXAMPLE: slug}
+            return {P_EXAMPLE: slug, **compare_inputs.params(values)}
     params = {P_CODE: encode_source(str(values.get(keys.SOURCE, ""))),
               P_FUNCTION: str(values.get(keys.FUNCTION) or ""),
               P_CALLS: str(values.get(keys.CALLS, "")),
@@ -106,12 +110,13 @@ def params_from_values(values: Mapping[str, object]) -> dict[str, str]:
         params[P_EXPORT] = "1"
     if example is not None:
         params[P_EXAMPLE] = slug
-    return params
+    return {**params, **compare_inputs.params(values)}
 
 
 STATE_KEYS = (keys.EXAMPLE, keys.SOURCE, keys.FUNCTION, keys.CALLS, keys.SIGNATURE,
               keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING, keys.TIMING_BUDGET,
-              keys.SWEEP, keys.EXPORT)
+              keys.SWEEP, keys.EXPORT, keys.COMPARE, keys.COMPARE_KIND, keys.COMPARE_TF,
+              keys.COMPARE_SIGNATURE)
 
 
 def init() -> None:

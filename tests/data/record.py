@@ -38,6 +38,9 @@ JOBS = {
     "square_sum": Job(source=SQUARE, function="square_sum",
                       calls=("float32[4], n=2", "float32[4], n=3", "float32[5], n=2")),
     "broken": Job(source=BROKEN, function="bad", calls=("float32[3]",)),
+    # Compare mode's two sides: the same plan without and with reduce_retracing.
+    "many_shapes": BY_SLUG["many-shapes"].job(),
+    "many_shapes_reduce": BY_SLUG["many-shapes"].job(reduce_retracing=True),
 }
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from ...i18n import _
 from ...job import FunctionReport, Report
 from .. import keys
 from ..state import Result
-from . import code, console, export, graph, problems, timing, traces
+from . import code, compare, console, export, graph, problems, timing, traces
 
 TABS = ("Converted code", "Traces", "Timing", "Graph", "Console", "Problems")
 # Controls drawn inside a tab, with their defaults. Streamlit forgets a widget's value in a run
@@ -92,6 +92,9 @@ def notebook_download(result: Result) -> None:
 
 def render(result: Result) -> None:
     report = result.report
+    if result.comparison is not None:   # compare mode: both sides, side by side
+        compare.render(result)
+        return
     environment_line(report, result.number)
     summary(report)
     notebook_download(result)

@@ -1,0 +1,71 @@
+"""`analyze ... --compare SPEC`: runs side a (the flags as given) and side b (SPEC changed), prints
+both and their differences. Exit status as analyze's: 2 bad flags, 1 either side raised or
+stopped, 0 both completed."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import sys
+
+from . import compare
+from .config import Settings
+from .errors import PlaygroundError, SpecError
+from .i18n import _
+from .job import Job
+from .render_compare import render
+
+USAGE_ERROR, REPORT_ERROR = 2, 1
+
+
+def versions_installed() -> bool:
+    """Extra TF versions are a separate install (playground.versions); without it tf= cannot run."""
+    return importlib.util.find_spec("playground.versions") is not None
+
+
+def installed_tf(config: Settings, version: str) -> str:
+    """The Job.tf_version that runs `version` ("" the default), as playground.versions resolves
+    it: a version that is not installed is refused there, naming the installed ones."""
+    versions = importlib.import_module("playground.versions")
+    chosen = versions.resolve(config, version)   # "" (tf=default): the default install
+    return "" if chosen.default else chosen.version
+
+
+def jobs(args: argparse.Namespace, job: Job, config: Settings) -> tuple[compare.CompareSpec, Job]:
+    spec = compare.parse(args.compare)
+    if args.export:
+        raise SpecError(_("--compare and --export cannot be combined: export one side at a time"))
+    if spec.kind == "tf":
+        if not versions_installed():
+            raise SpecError(_("--compare {spec}: this install has only the default TensorFlow; "
+                              "add versions with scripts/install.sh --tf VERSION").format(spec=spec))
+        if args.in_process:
+            raise SpecError(_("--compare {spec} needs the sandbox: --in-process runs this "
+                              "interpreter's TensorFlow only").format(spec=spec))
+        b = dataclasses.replace(job, tf_version=installed_tf(config, str(spec.value)))
+        if b == job:
+            raise SpecError(_("--compare {spec}: side a already runs with it, so both sides would "
+                              "be the same; {forms}").format(spec=spec,
+                                                              forms=compare.accepted_forms()))
+        return spec, b
+    return spec, compare.side_b(job, spec)
+
+
+def run_compare(args: argparse.Namespace, job: Job, config: Settings) -> int:
+    from .cli import execute
+    try:
+        spec, job_b = jobs(args, job, config)
+    except PlaygroundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    # Two cold local workers run side by side; in-process TF and Ray clients go one at a time.
+    concurrent = config.executor == "local" and not args.in_process
+    try:
+        a, b = compare.run_sides(lambda j: execute(j, config, in_process=args.in_process),
+                                 job, job_b, concurrent=concurrent)
+    except PlaygroundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return REPORT_ERROR
+    comparison = compare.compare(spec, job, job_b, a, b)
+    print(comparison.to_json(indent=1) if args.json else render(comparison))
+    return 0 if comparison.status_ok else REPORT_ERROR
