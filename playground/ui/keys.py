@@ -22,6 +22,9 @@ PLAIN_EDITOR = "plain_editor"   # toggle: the plain text area instead of the cod
 CODE_EDITOR = "code_editor"     # the code editor component's key prefix (+ its generation)
 OPEN_FILE = "open_file"         # file uploader: a .py or .ipynb into the editor
 DOWNLOAD_NOTEBOOK = "download_notebook"
+PRESENT = "present"             # toggle: presenter mode (ui/presenter.py)
+PRESENT_PREVIOUS = "present_previous"
+PRESENT_NEXT = "present_next"
 
 # Results and chart-only controls
 RESULT_TAB = "result_tab"       # the open results tab; only it is drawn

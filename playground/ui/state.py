@@ -18,6 +18,7 @@ DEFAULT_EXAMPLE = "retracing"
 P_CODE, P_FUNCTION, P_CALLS, P_SIGNATURE = "code", "fn", "calls", "sig"
 P_REDUCE, P_JIT, P_TIMING, P_BUDGET, P_EXAMPLE = "rr", "jit", "timing", "budget", "example"
 P_SWEEP, P_EXPORT = "sweep", "export"
+P_PRESENT = "present"   # presenter mode: not an input, so it rides on top of the inputs' URL
 
 
 @dataclass(frozen=True)
@@ -80,11 +81,20 @@ def values_from_params(params: Mapping[str, str]) -> dict:
             values[keys.TIMING_BUDGET] = float(params[P_BUDGET])
         except ValueError:
             pass
+    values[keys.PRESENT] = params.get(P_PRESENT) == "1"
     return values
 
 
 def params_from_values(values: Mapping[str, object]) -> dict[str, str]:
-    """The URL for the current state: just ?example= while the example is untouched."""
+    """The URL for the current state, with &present=1 in presenter mode."""
+    params = _input_params(values)
+    if values.get(keys.PRESENT):
+        params[P_PRESENT] = "1"
+    return params
+
+
+def _input_params(values: Mapping[str, object]) -> dict[str, str]:
+    """The inputs' part of the URL: just ?example= while the example is untouched."""
     slug = str(values.get(keys.EXAMPLE) or "")
     example = gallery.BY_SLUG.get(slug)
     if example is not None:
@@ -111,7 +121,7 @@ def params_from_values(values: Mapping[str, object]) -> dict[str, str]:
 
 STATE_KEYS = (keys.EXAMPLE, keys.SOURCE, keys.FUNCTION, keys.CALLS, keys.SIGNATURE,
               keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING, keys.TIMING_BUDGET,
-              keys.SWEEP, keys.EXPORT)
+              keys.SWEEP, keys.EXPORT, keys.PRESENT)
 
 
 def init() -> None:

@@ -38,6 +38,7 @@ JOBS = {
     "square_sum": Job(source=SQUARE, function="square_sum",
                       calls=("float32[4], n=2", "float32[4], n=3", "float32[5], n=2")),
     "broken": Job(source=BROKEN, function="bad", calls=("float32[3]",)),
+    "scripted_snippet": BY_SLUG["scripted-snippet"].job(),   # presenter mode's step after retracing
 }
 
 if __name__ == "__main__":
