@@ -10,7 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from playground import gallery
 from playground.gallery import article
-from playground.ui import keys, state
+from playground.specs import parse_call
+from playground.ui import keys, run, state
 
 APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
 START = "retracing"   # recorded in tests/data, as is its next example in the article's order
@@ -91,3 +92,16 @@ def test_the_ends_of_the_article_disable_the_step_past_them(app: AppTest, end: i
     assert app.button(key=past).disabled
     other = keys.PRESENT_NEXT if past == keys.PRESENT_PREVIOUS else keys.PRESENT_PREVIOUS
     assert not app.button(key=other).disabled
+
+
+@pytest.mark.parametrize("example", gallery.EXAMPLES, ids=lambda e: e.slug)
+def test_every_example_opens_as_its_own_job_so_its_claim_is_checked(app: AppTest, example) -> None:
+    """Presenter mode runs each example as loaded: script mode stays script mode (the function
+    picker offers it) and no-argument calls stay calls (the plan writes them "()")."""
+    app.query_params["example"] = example.slug
+    app.run()
+    values = {k: app.session_state[k] for k in state.STATE_KEYS if k in app.session_state}
+    assert run.pristine_example(values) == example.slug
+    job, own = run.build_job(values), example.job()
+    assert (job.source, job.function, job.signature) == (own.source, own.function, own.signature)
+    assert [parse_call(c) for c in job.calls] == [parse_call(c) for c in own.calls]

@@ -11,6 +11,7 @@ import streamlit as st
 from .. import gallery
 from ..config import Settings
 from ..job import Job, Report
+from ..specs import NO_ARGUMENTS
 from . import keys
 
 DEFAULT_EXAMPLE = "retracing"
@@ -51,7 +52,8 @@ def decode_source(text: str, max_bytes: Optional[int] = None) -> str:
 def example_values(example: gallery.Example) -> dict:
     return {
         keys.SOURCE: example.source, keys.FUNCTION: example.function or "",
-        keys.CALLS: "\n".join(example.calls), keys.SIGNATURE: example.signature,
+        keys.CALLS: "\n".join(c.strip() or NO_ARGUMENTS for c in example.calls),
+        keys.SIGNATURE: example.signature,
         keys.REDUCE_RETRACING: example.reduce_retracing, keys.JIT_COMPILE: example.jit_compile,
         keys.TIMING: False, keys.TIMING_BUDGET: 2.0, keys.SWEEP: "", keys.EXPORT: False,
     }
