@@ -56,6 +56,7 @@ RUN_REQUESTED = "_run_requested"          # Ctrl+Enter in the editor: run on thi
 OPENED_FILE = "_opened_file"              # file_id of the upload last loaded
 OPEN_NOTE = "_open_note"                  # (kind, message) about the file last opened
 NOTEBOOK = "_notebook"                    # (run number, .ipynb text) of the last result
+PRESENT_PENDING = "_present_pending"      # (slug, runs so far) a presenter step still owes a run
 
 
 def param(kind: str, name: str) -> str:

@@ -40,13 +40,26 @@ def active() -> bool:
 
 
 def step(delta: int) -> None:
-    """on_click of Previous / Next: load the neighbouring example and ask for its run."""
+    """on_click of Previous / Next: load the neighbouring example; its run is owed from now on."""
     slug = article.neighbour(str(st.session_state.get(keys.EXAMPLE) or ""), delta)
     if slug is None:
         return
     st.session_state[keys.EXAMPLE] = slug
     state.load_example()
-    st.session_state[keys.RUN_REQUESTED] = True   # main() hands it to the Run button
+    result = state.result()
+    st.session_state[keys.PRESENT_PENDING] = (slug, result.number if result else 0)
+
+
+def _request_owed_run(slug: str) -> None:
+    """Asks main() for the run a step owes until a script run gets through it. A one-shot request
+    is not enough: the freshly keyed code editor mounts and reruns the page, and that rerun
+    stops the run in flight."""
+    pending = st.session_state.get(keys.PRESENT_PENDING)
+    if not pending or pending[0] != slug:
+        return
+    result = state.result()
+    if (result.number if result else 0) == pending[1]:   # no run since the step
+        st.session_state[keys.RUN_REQUESTED] = True        # main() hands it to the Run button
 
 
 def toggle() -> None:
@@ -67,6 +80,7 @@ class Stage:
 
     def finish(self) -> None:
         """Fills the header last, so it shows the run this script may just have made."""
+        st.session_state.pop(keys.PRESENT_PENDING, None)   # this script run got through
         with self.header:
             header(state.result())
 
@@ -94,6 +108,7 @@ def stage() -> Optional[Stage]:
         return None
     st.html(CSS)
     slug = str(st.session_state.get(keys.EXAMPLE) or "")
+    _request_owed_run(slug)
     with st.container(key=STAGE):
         top = st.container(key=HEADER)
         run_area = _controls(slug)
