@@ -189,7 +189,7 @@ def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.Functi
         # The source changed under the picker: fall back to the likeliest entry.
         st.session_state[keys.FUNCTION] = source_info.default_function(infos)
     st.selectbox("Function to call", choices, key=keys.FUNCTION,
-                 format_func=lambda n: _("none: run the whole file as a script") if n == SCRIPT
+                 format_func=lambda n: _("run as script: the whole file, as python file.py would") if n == SCRIPT
                  else n + ("  (@tf.function)" if any(i.name == n and i.decorated for i in infos)
                            else ""))
     return next((i for i in infos if i.name == st.session_state[keys.FUNCTION]), None)
