@@ -188,8 +188,10 @@ def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.Functi
     if st.session_state.get(keys.FUNCTION) not in choices:
         # The source changed under the picker: fall back to the likeliest entry.
         st.session_state[keys.FUNCTION] = source_info.default_function(infos)
-    st.selectbox("Function to call", choices, key=keys.FUNCTION,
-                 format_func=lambda n: _("run as script: the whole file, as python file.py would") if n == SCRIPT
-                 else n + ("  (@tf.function)" if any(i.name == n and i.decorated for i in infos)
-                           else ""))
+    def label(name: str) -> str:
+        if name == SCRIPT:
+            return _("run as script: the whole file, as python file.py would")
+        return name + ("  (@tf.function)" if any(i.name == name and i.decorated for i in infos) else "")
+
+    st.selectbox("Function to call", choices, key=keys.FUNCTION, format_func=label)
     return next((i for i in infos if i.name == st.session_state[keys.FUNCTION]), None)
