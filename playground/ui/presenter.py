@@ -20,6 +20,8 @@ from ..i18n import _
 from . import keys, state
 
 STAGE, HEADER = "presenter_stage", "presenter_header"   # container keys, for the CSS and tests
+# Our own few lines, not st.button(shortcut=...): that takes one key per button (a clicker sends
+# PageDown, a keyboard →) and fires on a focused tab list too. Static text, no user input in it.
 KEYS_SCRIPT = pathlib.Path(__file__).with_name("presenter_keys.js").read_text()
 
 # Only drawn in presenter mode, and scoped to its stage: the normal page keeps its sizes.
