@@ -157,9 +157,13 @@ def parse_value(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> Arg:
     return PyValue(value, stripped)
 
 
+NO_ARGUMENTS = "()"
+
+
 def parse_call(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> CallSpec:
-    """Parses "float32[3], n=2": positional arguments first, then name=value."""
-    if not text.strip():
+    """Parses "float32[3], n=2": positional arguments first, then name=value. "" and "()" are a
+    call with no arguments ("()" is how a plan, one call per line, writes one)."""
+    if text.strip() in ("", NO_ARGUMENTS):
         return CallSpec()
     args: list[Arg] = []
     kwargs: list[tuple[str, Arg]] = []

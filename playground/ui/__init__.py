@@ -5,8 +5,7 @@ import streamlit as st
 
 from ..config import Settings
 from ..service import configure_logging
-from . import editor, keys, options, plan, results, run, state
-from . import compare_inputs
+from . import compare_inputs, editor, keys, options, plan, presenter, results, run, state
 
 
 def share_button() -> None:
@@ -33,7 +32,8 @@ def main() -> None:
     st.title("tf.function playground")
     st.caption("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
                "traces, converted code, graphs, timings and pitfalls.")
-    inputs, outputs = st.columns([5, 6], gap="large")
+    stage = presenter.stage()   # presenter mode: a header, big results, the inputs folded away
+    inputs, outputs = (stage.inputs, stage.results) if stage else st.columns([5, 6], gap="large")
     with inputs:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         with c1:
@@ -49,6 +49,7 @@ def main() -> None:
         plan.plan_text()
         options.options(settings.max_timing_budget_s)
         compare_inputs.inputs()
+    with stage.run_area if stage else inputs:
         run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)))
     with outputs:
         if st.session_state.get(keys.RUN_ERROR):
@@ -58,5 +59,7 @@ def main() -> None:
             st.info("Press **Run** to trace the function with the call plan.")
         else:
             results.render(result)
+    if stage:
+        stage.finish()
     draw_editor()   # last: its gutter marks the report this run may just have made
     state.sync_url()

@@ -172,15 +172,26 @@ def source_editor(settings: Settings) -> tuple[list[source_info.FunctionInfo], C
     return source_info.functions(source), draw
 
 
+SCRIPT = ""   # the picker's entry for script mode: the file runs as `python file.py` would
+
+
 def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.FunctionInfo | None:
     names = [i.name for i in infos]
     if not names:
         st.info("No function found in the code yet: define one with `def`.")
         return None
-    if st.session_state.get(keys.FUNCTION) not in names:
+    choices = names + [SCRIPT]
+    example = gallery.BY_SLUG.get(str(st.session_state.get(keys.EXAMPLE) or ""))
+    if (example is not None and example.function and example.function not in choices
+            and st.session_state.get(keys.SOURCE) == example.source):
+        choices.append(example.function)   # the example's entry expression: Counter().increment
+    if st.session_state.get(keys.FUNCTION) not in choices:
         # The source changed under the picker: fall back to the likeliest entry.
         st.session_state[keys.FUNCTION] = source_info.default_function(infos)
-    st.selectbox("Function to call", names, key=keys.FUNCTION,
-                 format_func=lambda n: n + ("  (@tf.function)" if next(
-                     i for i in infos if i.name == n).decorated else ""))
-    return next(i for i in infos if i.name == st.session_state[keys.FUNCTION])
+    def label(name: str) -> str:
+        if name == SCRIPT:
+            return _("run as script: the whole file, as python file.py would")
+        return name + ("  (@tf.function)" if any(i.name == name and i.decorated for i in infos) else "")
+
+    st.selectbox("Function to call", choices, key=keys.FUNCTION, format_func=label)
+    return next((i for i in infos if i.name == st.session_state[keys.FUNCTION]), None)

@@ -77,7 +77,7 @@ def plan_text() -> None:
     st.text_area("Call plan: one call per line", key=keys.CALLS, height=110,
                  help='Tensor specs like float32[3] make a random tensor of that shape; Python '
                       'literals pass as they are; name=value passes by keyword. '
-                      'Example: "float32[2,3], n=2".')
+                      'Example: "float32[2,3], n=2". A line "()" is a call with no arguments.')
     show_error(keys.CALLS)
 
 

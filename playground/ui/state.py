@@ -12,6 +12,7 @@ from .. import gallery
 from ..compare import Comparison
 from ..config import Settings
 from ..job import Job, Report
+from ..specs import NO_ARGUMENTS
 from . import keys
 from . import compare_inputs
 
@@ -20,6 +21,7 @@ DEFAULT_EXAMPLE = "retracing"
 P_CODE, P_FUNCTION, P_CALLS, P_SIGNATURE = "code", "fn", "calls", "sig"
 P_REDUCE, P_JIT, P_TIMING, P_BUDGET, P_EXAMPLE = "rr", "jit", "timing", "budget", "example"
 P_SWEEP, P_EXPORT = "sweep", "export"
+P_PRESENT = "present"   # presenter mode: not an input, so it rides on top of the inputs' URL
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,8 @@ def decode_source(text: str, max_bytes: Optional[int] = None) -> str:
 def example_values(example: gallery.Example) -> dict:
     return {
         keys.SOURCE: example.source, keys.FUNCTION: example.function or "",
-        keys.CALLS: "\n".join(example.calls), keys.SIGNATURE: example.signature,
+        keys.CALLS: "\n".join(c.strip() or NO_ARGUMENTS for c in example.calls),
+        keys.SIGNATURE: example.signature,
         keys.REDUCE_RETRACING: example.reduce_retracing, keys.JIT_COMPILE: example.jit_compile,
         keys.TIMING: False, keys.TIMING_BUDGET: 2.0, keys.SWEEP: "", keys.EXPORT: False,
     }
@@ -84,11 +87,20 @@ def values_from_params(params: Mapping[str, str]) -> dict:
         except ValueError:
             pass
     values.update(compare_inputs.values_from_params(params))
+    values[keys.PRESENT] = params.get(P_PRESENT) == "1"
     return values
 
 
 def params_from_values(values: Mapping[str, object]) -> dict[str, str]:
-    """The URL for the current state: just ?example= while the example is untouched."""
+    """The URL for the current state, with &present=1 in presenter mode."""
+    params = _input_params(values)
+    if values.get(keys.PRESENT):
+        params[P_PRESENT] = "1"
+    return params
+
+
+def _input_params(values: Mapping[str, object]) -> dict[str, str]:
+    """The inputs' part of the URL: just ?example= while the example is untouched."""
     slug = str(values.get(keys.EXAMPLE) or "")
     example = gallery.BY_SLUG.get(slug)
     if example is not None:
@@ -116,7 +128,7 @@ def params_from_values(values: Mapping[str, object]) -> dict[str, str]:
 STATE_KEYS = (keys.EXAMPLE, keys.SOURCE, keys.FUNCTION, keys.CALLS, keys.SIGNATURE,
               keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING, keys.TIMING_BUDGET,
               keys.SWEEP, keys.EXPORT, keys.COMPARE, keys.COMPARE_KIND, keys.COMPARE_TF,
-              keys.COMPARE_SIGNATURE)
+              keys.COMPARE_SIGNATURE, keys.PRESENT)
 
 
 def init() -> None:

@@ -41,6 +41,7 @@ JOBS = {
     # Compare mode's two sides: the same plan without and with reduce_retracing.
     "many_shapes": BY_SLUG["many-shapes"].job(),
     "many_shapes_reduce": BY_SLUG["many-shapes"].job(reduce_retracing=True),
+    "scripted_snippet": BY_SLUG["scripted-snippet"].job(),   # presenter mode's step after retracing
 }
 
 if __name__ == "__main__":

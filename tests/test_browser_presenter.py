@@ -1,0 +1,107 @@
+"""Presenter mode in a real browser (Debian's Chromium, Playwright) on a real `streamlit run` and
+the real sandbox pool: the keys a presenter clicker sends step through the gallery in the
+article's order, and each step shows that example's live result and the article's claim."""
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+
+import pytest
+
+from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, launch,
+                             streamlit_server, traces_value)
+from playground import gallery
+from playground.gallery import article
+from playground.ui import keys
+
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = sync_api.expect
+expect.set_options(timeout=20_000)   # the shared 2-core machine draws slowly under load
+
+START = "autograph-control-flow"   # its next three mix traces, errors and contradicted claims
+HEADER = ".st-key-presenter_header"
+SHOTS = pathlib.Path(__file__).resolve().parent / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as (url, _process):
+        yield url
+
+
+@pytest.fixture
+def page(server):
+    with sync_api.sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        yield page
+        browser.close()
+
+
+def wait_for_run(page, number: int) -> None:
+    """The result captioned "Run <number>" is drawn and the script has finished. (browser_support's
+    wait_idle waits for the editor, which presenter mode keeps in a collapsed panel.)"""
+    expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(
+        timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+
+
+def expect_shows(page, slug: str) -> None:
+    """The header and the metrics show this example's claim and its live result, as the
+    gallery expects of this TF version."""
+    example = gallery.BY_SLUG[slug]
+    header = page.locator(HEADER)
+    expect(header).to_contain_text(example.title)
+    expect(header).to_contain_text(example.article_claim)
+    expect(header).to_contain_text(f"§{article.SECTION_OF[slug].number}")
+    wrong = slug in article.ARTICLE_CONTRADICTED
+    expect(header).to_contain_text("the claim does not hold" if wrong else "the claim holds")
+    if example.expect.tracing_count is not None:
+        assert traces_value(page) == str(example.expect.tracing_count), slug
+    if example.expect.error_type:
+        expect(header).to_contain_text(f"error: {example.expect.error_type}")
+    assert f"example={slug}" in page.url and "present=1" in page.url
+
+
+def test_clicker_keys_step_through_three_examples_in_the_articles_order(page, server) -> None:
+    page.goto(f"{server}/?example={START}&present=1")
+    expect(page.locator(HEADER)).to_contain_text(gallery.BY_SLUG[START].article_claim,
+                                                 timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+    slug = START
+    for number, key in enumerate(["ArrowRight", "PageDown", "ArrowRight"], 1):
+        page.keyboard.press(key)
+        slug = article.neighbour(slug, 1)
+        wait_for_run(page, number)
+        expect_shows(page, slug)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "presenter.png"), full_page=True)
+
+    page.keyboard.press("PageUp")
+    slug = article.neighbour(slug, -1)
+    wait_for_run(page, 4)
+    expect_shows(page, slug)
+
+
+def test_keys_typed_into_a_field_stay_there(page, server) -> None:
+    page.goto(f"{server}/?example={START}&present=1")
+    page.wait_for_selector(f"{HEADER}", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+    # The inputs panel opens on a click and holds the working code editor.
+    page.get_by_text("Inputs: the code editor", exact=False).click()
+    editor = page.frame_locator(EDITOR_FRAME)
+    expect(editor.locator(".ace_content")).to_contain_text("def autograph_demo")
+    calls = page.locator(f".st-key-{keys.CALLS} textarea")
+    calls.click()
+    for key in ("ArrowRight", "PageDown"):
+        handled = calls.evaluate(
+            "(el, key) => { const e = new KeyboardEvent('keydown', {key, bubbles: true, "
+            "cancelable: true}); el.dispatchEvent(e); return e.defaultPrevented; }", key)
+        assert handled is False, key
+    # Off the field, the same event is the presenter's: it steps (and runs) the next example.
+    page.locator(HEADER).click()
+    page.keyboard.press("ArrowRight")
+    wait_for_run(page, 1)
+    expect_shows(page, article.neighbour(START, 1))
