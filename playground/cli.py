@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import sys
+import time
 from typing import Optional, Sequence
 
 from . import gallery, specs, versions
@@ -62,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     example.add_argument("slug", nargs="?", help="omit to list the examples")
     listing = commands.add_parser("versions", help="list the installed TensorFlow versions")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
+    table = commands.add_parser("claims", help="check every gallery claim on every installed "
+                                               "TensorFlow version")
+    table.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    table.add_argument("--markdown", action="store_true", help="print the README's table")
+    table.add_argument("--example", action="append", default=[], metavar="SLUG",
+                       help="only this example (repeat for more)")
     return parser
 
 
@@ -72,6 +79,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     config = load_settings()
     if args.command == "versions":
         return show_versions(config, args.json)
+    if args.command == "claims":
+        return show_claims(config, args)
     try:
         job = job_from_args(args, config)
     except (PlaygroundError, OSError) as e:
@@ -166,6 +175,23 @@ def show_versions(config: Settings, as_json: bool) -> int:
         return 0
     for v in installed:
         print(f"{v.version:10} {v.python}" + ("  " + _("(default)") if v.default else ""))
+    return 0
+
+
+def show_claims(config: Settings, args: argparse.Namespace) -> int:
+    from . import claims
+    from .sandbox.versioned import VersionedPool
+    unknown = [s for s in args.example if s not in gallery.BY_SLUG]
+    if unknown:
+        print(f"error: no example {unknown[0]!r}; run `python -m playground example` for the list",
+              file=sys.stderr)
+        return USAGE_ERROR
+    examples = [gallery.BY_SLUG[s] for s in args.example] or None
+    with VersionedPool(config) as pool:
+        table = claims.measure(pool.submit, versions.installed(config), examples)
+    table = dataclasses.replace(table, measured_on=time.strftime("%Y-%m-%d", time.gmtime()))
+    print(table.to_json(indent=1) if args.json else
+          claims.render_markdown(table) if args.markdown else claims.render_text(table))
     return 0
 
 

@@ -65,11 +65,11 @@ def installed(settings: Settings) -> list[TFVersion]:
         version = tensorflow_version(venv) if os.access(interpreter, os.X_OK) else None
         if version and all(v.version != version for v in found):
             found.append(TFVersion(version, interpreter))
-    extra = sorted(found[1:], key=lambda v: _key(v.version))
+    extra = sorted(found[1:], key=lambda v: version_key(v.version))
     return found[:1] + extra
 
 
-def _key(version: str) -> tuple:
+def version_key(version: str) -> tuple:
     return tuple(int(p) if p.isdigit() else 0 for p in version.split(".")[:3])
 
 
@@ -93,7 +93,7 @@ def resolve(settings: Settings, requested: str) -> TFVersion:
 
 
 def supported(version: str) -> bool:
-    return _key(version)[:2] >= OLDEST_SUPPORTED
+    return version_key(version)[:2] >= OLDEST_SUPPORTED
 
 
 def settings_for_job(settings: Settings, job: Job) -> Settings:
