@@ -8,6 +8,7 @@ tf = pytest.importorskip("tensorflow")
 
 from playground.engine import analyze  # noqa: E402
 from playground.job import Job  # noqa: E402
+from tests import tf_facts  # noqa: E402
 
 IDENTITY = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
 SCALE = "import tensorflow as tf\n\ndef scale(x, n):\n    return x * n\n"
@@ -53,8 +54,8 @@ def test_input_signature_one_trace_for_any_batch():
 def test_input_signature_mismatch_is_a_call_error_and_later_calls_run():
     report = run(calls=["float32[2]", "int32[2]", "float32[5]"], signature="float32[None]")
     calls = report.functions[0].calls
-    assert calls[1].error.type == "TypeError"
-    assert "Binding inputs to tf.function failed" in calls[1].error.message
+    assert calls[1].error.type == tf_facts.BINDING_ERROR
+    assert tf_facts.BINDING_MESSAGE in calls[1].error.message
     assert calls[2].error is None and calls[2].output.startswith("float32[5]")
     assert report.status == "error"
 
@@ -143,7 +144,7 @@ def test_errors_point_at_the_users_line():
     report = run(source, calls=["float32[3]"])
     error = report.functions[0].calls[0].error
     assert error.type == "AttributeError" and error.line == 6
-    assert "'SymbolicTensor' object has no attribute 'numpy'" in error.message
+    assert f"{tf_facts.GRAPH_TENSOR} object has no attribute 'numpy'" in error.message
 
 
 @pytest.mark.parametrize("source, function, calls, kind, text", [
