@@ -200,3 +200,11 @@ def test_size_sweep_times_each_size_and_shows_retraces():
     bad = run(SCALE, "scale", ["float32[2], 2.0"], **{**sweep_job, "sweep": "n[0]=4"})
     assert "size sweep n[0]=4: argument 2.0 has no dimension 0" in \
         bad.functions[0].conversion_note
+
+
+def test_fallbacks_name_the_private_apis_this_version_lacks():
+    report = run(calls=["float32[2]", "float32[3]"])
+    assert {f.feature for f in report.fallbacks} == tf_facts.FALLBACKS
+    assert all(f.available and f.detail for f in report.fallbacks)
+    assert reasons(report) == ["first call", "x: shape (2,) -> (3,)"]   # the fallback worked
+    assert "shape=(3,)" in report.functions[0].concrete_signatures[-1]

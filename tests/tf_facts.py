@@ -19,3 +19,5 @@ BINDING_MESSAGE = "Python inputs incompatible with input_signature" if OLD else 
 GRAPH_TENSOR = "'Tensor'" if OLD else "'SymbolicTensor'"
 # Gallery examples whose (2.21-measured) claim checks do not hold on this version.
 GALLERY_DIFFERS = {"signature-mismatch"} if OLD else set()
+# The engine's stand-ins for private APIs this version lacks (playground/engine/compat.py).
+FALLBACKS = {"function cache", "trace types", "concrete signatures"} if OLD else set()

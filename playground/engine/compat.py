@@ -1,9 +1,9 @@
 """TensorFlow's private APIs the engine reads, with the stand-in each supported version needs;
 every stand-in that ran, and every feature a version lacks, is noted for Report.fallbacks.
 
-    function cache   Function._function_cache (2.14+); before: the caches of its two
-                     TracingCompilers, _variable_creation_fn and _no_variable_creation_fn (2.12-2.13)
-    trace types      ConcreteFunction.function_type (2.14+); before: the FunctionType the cache
+    function cache   Function._function_cache (2.15+); on 2.12: the caches of its two
+                     TracingCompilers, _variable_creation_fn and _no_variable_creation_fn
+    trace types      ConcreteFunction.function_type (2.15+); on 2.12: the FunctionType the cache
                      files the concrete function under (its key)
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ def concrete_functions(fn: Any) -> Optional[list[Any]]:
              "retrace reasons and graphs are missing", available=False)
         return None
     note("function cache", "read through Function._variable_creation_fn and "
-         "_no_variable_creation_fn (TensorFlow before 2.14)")
+         "_no_variable_creation_fn (as on TensorFlow 2.12; 2.15 has Function._function_cache)")
     found = []
     for cache in caches:
         for key, cf in getattr(cache, "_primary", {}).items():
@@ -67,12 +67,12 @@ def parameters(cf: Any) -> dict[str, Any]:
                  "retrace reasons are missing", available=False)
             return {}
         note("trace types", "read from the function cache's keys (ConcreteFunction has no "
-             "function_type before TensorFlow 2.14)")
+             "function_type on TensorFlow 2.12)")
     return dict(function_type.parameters)
 
 
 def signature_text(cf: Any) -> str:
-    """"(x: TensorSpec(shape=(3,), ...)) -> TensorSpec(...)", as 2.14+ prints it; before, the
+    """"(x: TensorSpec(shape=(3,), ...)) -> TensorSpec(...)", as 2.15+ prints it; 2.12's
     printed signature names no types, so it is built from the trace types."""
     text = cf.pretty_printed_signature(verbose=False)
     params = parameters(cf)
