@@ -6,7 +6,8 @@
 #   scripts/install.sh --tf 2.15.1,2.18.1
 #                                also these TensorFlow versions, each in its own venv beside the default
 #                                ($VENV-tf2.15.1, ...): tensorflow-cpu and the numpy it accepts, which is all
-#                                the engine imports; `python -m playground versions` lists them
+#                                the engine imports (with --test, pytest too: the engine tests run
+#                                there); `python -m playground versions` lists them
 # The venv lives outside any home directory (default /opt/tf-playground/venv) because sandboxed
 # workers run as an unprivileged uid, which cannot enter /root (mode 0700).
 set -euo pipefail
@@ -46,9 +47,17 @@ sudo_ chmod -R a+rX "$VENV"
 # Extra TensorFlow versions: the worker only needs TF itself (and the numpy its wheel accepts); the
 # playground package reaches the worker on its own path. tensorflow-cpu: a fraction of the full wheel.
 for version in ${extra_versions//,/ }; do
+  case "$version" in
+    2.1[2-9].*|2.[2-9][0-9].*) ;;
+    *) echo "install.sh: --tf $version: the playground supports TensorFlow 2.12 and later (X.Y.Z)" >&2; exit 2 ;;
+  esac
   extra="$VENV-tf$version"
   [ -x "$extra/bin/python" ] || sudo_ "$PYTHON" -m venv "$extra"
   sudo_ "$extra/bin/python" -m pip install -q --disable-pip-version-check "tensorflow-cpu==$version"
+  # The engine tests run on each extra version too (tests/test_versions.py): pytest, as pinned.
+  if [[ " $* " == *" --test "* ]]; then
+    sudo_ "$extra/bin/python" -m pip install -q --disable-pip-version-check "$(grep -E '^pytest==' requirements.txt)"
+  fi
   sudo_ chmod -R a+rX "$extra"
   echo "installed: $extra (tensorflow $version)"
 done

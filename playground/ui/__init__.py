@@ -5,7 +5,7 @@ import streamlit as st
 
 from ..config import Settings
 from ..service import configure_logging
-from . import editor, keys, options, plan, results, run, state
+from . import claims_table, editor, keys, options, plan, results, run, state
 
 
 def share_button() -> None:
@@ -40,6 +40,7 @@ def main() -> None:
         with c2:
             share_button()
         editor.gallery_panel()
+        claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
         infos, draw_editor = editor.source_editor(settings)
         plan.show_error(keys.SOURCE)
         editor.file_opener(settings)
@@ -47,6 +48,7 @@ def main() -> None:
         plan.argument_builder(info)
         plan.plan_text()
         options.options(settings.max_timing_budget_s)
+        options.tf_version_picker(settings)
         run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)))
     with outputs:
         if st.session_state.get(keys.RUN_ERROR):

@@ -14,6 +14,7 @@ TIMING_BUDGET = "timing_budget"
 SWEEP = "sweep"
 EXPORT = "export"
 DEVICE = "device"
+TF_VERSION = "tf_version"         # "" the default install; else an installed extra version
 RUN = "run"
 APPEND_CALL = "append_call"
 BUILD_SIGNATURE = "build_signature"
@@ -40,6 +41,7 @@ OP_TYPES_CHART = "op_types_chart"
 CODE_LINE = "code_line"         # the source line lit up in the Converted code tab
 GRAPH_LINE = "graph_line"       # the source line whose ops the Graph tab lists
 OPS_BY_LINE_CHART = "ops_by_line_chart"
+CLAIMS_TABLE = "claims_table"   # the gallery's claims x versions table
 
 # Session state that is not a widget
 INITIALISED = "_initialised"
