@@ -192,3 +192,36 @@ def test_claim_table_has_every_version(extra):
         assert row["results"][default]["holds"], row   # the gallery's facts are the default's
         differs = [v for v in installed if row["results"][v] != row["results"][default]]
         assert bool(differs) == bool(row["changes"]), row
+
+
+def test_in_process_refuses_another_version(tmp_path, extra):
+    source = tmp_path / "f.py"
+    source.write_text(IDENTITY)
+    done = cli("analyze", str(source), "--function", "f", "--tf", extra.version, "--in-process",
+               timeout=60)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "--in-process" in done.stderr
+
+
+class _Recording:
+    """Stands in for the Ray executor behind the wrapper under test: records what reaches it."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Job] = []
+
+    def submit(self, job, on_event=None):
+        self.jobs.append(job)
+        return versions.error_report(job, versions.VersionError("reached the cluster"))
+
+    def close(self) -> None:
+        pass
+
+
+def test_ray_executor_runs_the_default_version_only():
+    from playground.executor import DefaultVersionOnly
+    inner = _Recording()
+    wrapped = DefaultVersionOnly(inner)
+    refused = wrapped.submit(Job(source=IDENTITY, function="f", tf_version="2.15.1"))
+    assert refused.status == "error" and "2.15.1" in refused.message and not inner.jobs
+    assert "reached the cluster" in wrapped.submit(Job(source=IDENTITY, function="f")).message
+    assert len(inner.jobs) == 1
