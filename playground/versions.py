@@ -21,7 +21,6 @@ from .i18n import _
 from .job import ErrorInfo, Job, Report
 
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly")
-OLDEST_SUPPORTED = (2, 12)
 
 
 class VersionError(PlaygroundError, LookupError):
@@ -90,10 +89,6 @@ def resolve(settings: Settings, requested: str) -> TFVersion:
         raise VersionError(_("TensorFlow {requested} is not installed; installed: {names}").format(
             requested=requested, names=names(versions)))
     return match[0]
-
-
-def supported(version: str) -> bool:
-    return version_key(version)[:2] >= OLDEST_SUPPORTED
 
 
 def settings_for_job(settings: Settings, job: Job) -> Settings:
