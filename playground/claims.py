@@ -87,7 +87,7 @@ def render_text(table: ClaimTable) -> str:
         cells = [f"{v}: {holds if m.holds else fails} ({m.actual})"
                  for v, m in ((v, row.results.get(v)) for v in table.versions) if m is not None]
         lines.append(f"{row.example} / {row.what} (expected {row.expected}): " + "; ".join(cells))
-        lines += [f"    " + _("changed between {change}").format(change=c) for c in row.changes]
+        lines += ["    " + _("changed between {change}").format(change=c) for c in row.changes]
     return "\n".join(lines)
 
 
