@@ -1,6 +1,7 @@
 # The tf.function playground as a service image (docs/hosting.md explains how to run it safely).
 #   docker build -t tf-playground .                         CPU TensorFlow
 #   docker build -t tf-playground:gpu --build-arg TF_VARIANT=gpu .   tensorflow[and-cuda]
+#   docker build --build-arg TF_EXTRA_VERSIONS=2.15.1,2.12.1 .   extra TF versions beside the default
 #   scripts/build-image.sh                                  the same, where Docker Hub is unreachable
 # Follows Streamlit's deployment conventions: slim base, EXPOSE 8501, HEALTHCHECK on
 # /_stcore/health, ENTRYPOINT `streamlit run app.py` on 0.0.0.0. tests/test_container.py checks them.
@@ -12,6 +13,9 @@ FROM ${BASE_IMAGE}
 
 # cpu: tensorflow from requirements.txt; gpu: the same pinned version as tensorflow[and-cuda].
 ARG TF_VARIANT=cpu
+# Extra TensorFlow versions (comma-separated), each in its own venv beside the default, as
+# scripts/install.sh --tf makes them; empty (the default): the default version only.
+ARG TF_EXTRA_VERSIONS=""
 ENV VENV=/opt/tf-playground/venv \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -34,6 +38,11 @@ RUN python3 -m venv "$VENV" \
         "$(grep -E '^tensorflow==' requirements.txt | sed 's/^tensorflow==/tensorflow[and-cuda]==/')"; \
     elif [ "$TF_VARIANT" != "cpu" ]; then echo "TF_VARIANT must be cpu or gpu" >&2; exit 1; fi \
  && chmod -R a+rX "$VENV"
+RUN for version in $(echo "$TF_EXTRA_VERSIONS" | tr ',' ' '); do \
+      python3 -m venv "$VENV-tf$version" \
+   && "$VENV-tf$version/bin/python" -m pip install -q --disable-pip-version-check "tensorflow-cpu==$version" \
+   && chmod -R a+rX "$VENV-tf$version" || exit 1; \
+    done
 
 COPY app.py ./
 COPY playground/ ./playground/

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import shutil
 import sys
+import time
 from typing import Optional, Sequence
 
-from . import gallery, specs
+from . import gallery, specs, versions
 from .config import Settings, settings as load_settings
 from .errors import PlaygroundError, SourceError
+from .i18n import _
 from .source_text import check_text
 from .job import Job, Report
 from .render_text import render
@@ -54,11 +57,21 @@ def build_parser() -> argparse.ArgumentParser:
                          help="save the entry function as a SavedModel in DIR (with a TensorBoard "
                               "graph log in DIR/tensorboard), verified by reloading it in a fresh "
                               "worker")
+    analyze.add_argument("--tf", metavar="VERSION", default="",
+                         help="run on this installed TensorFlow version (see `versions`)")
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument("--in-process", action="store_true",
                          help="run without the sandbox (trusted code only; for debugging)")
     example = commands.add_parser("example", help="print a gallery example's source and flags")
     example.add_argument("slug", nargs="?", help="omit to list the examples")
+    listing = commands.add_parser("versions", help="list the installed TensorFlow versions")
+    listing.add_argument("--json", action="store_true", help="print one JSON object")
+    table = commands.add_parser("claims", help="check every gallery claim on every installed "
+                                               "TensorFlow version")
+    table.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    table.add_argument("--markdown", action="store_true", help="print the README's table")
+    table.add_argument("--example", action="append", default=[], metavar="SLUG",
+                       help="only this example (repeat for more)")
     return parser
 
 
@@ -67,6 +80,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command == "example":
         return show_example(args.slug)
     config = load_settings()
+    if args.command == "versions":
+        return show_versions(config, args.json)
+    if args.command == "claims":
+        return show_claims(config, args)
     try:
         job = job_from_args(args, config)
     except (PlaygroundError, OSError) as e:
@@ -98,12 +115,17 @@ def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
     if args.timeout is not None and args.timeout <= 0:
         raise PlaygroundError(f"--timeout must be positive, got {args.timeout}")
     filename = "<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1]
+    chosen = versions.resolve(config, args.tf)    # before any worker starts: exit 2 if missing
+    if args.in_process and not chosen.default:
+        raise versions.VersionError(_("--in-process runs this interpreter's TensorFlow; "
+                                      "--tf {version} needs the sandbox").format(version=args.tf))
     return Job(source=source, function=args.function, calls=tuple(args.call),
                signature=args.signature, reduce_retracing=args.reduce_retracing,
                jit_compile=args.jit_compile, timing=args.timing,
                timing_budget_s=args.timing_budget, device=args.device,
                timeout_s=args.timeout if args.timeout is not None else config.timeout_s,
-               filename=filename, sweep=args.sweep, export=bool(args.export))
+               filename=filename, sweep=args.sweep, export=bool(args.export),
+               tf_version="" if chosen.default else chosen.version)
 
 
 def read_source(path: str) -> str:
@@ -149,6 +171,34 @@ def save_export(report: Report, target: str) -> Report:
         shutil.copytree(os.path.join(export.path, "tensorboard"), os.path.join(target, "tensorboard"))
     shutil.rmtree(export.path, ignore_errors=True)
     return dataclasses.replace(report, export=dataclasses.replace(export, path=os.path.abspath(target)))
+
+
+def show_versions(config: Settings, as_json: bool) -> int:
+    installed = versions.installed(config)
+    if as_json:
+        print(json.dumps({"default": installed[0].version,
+                          "versions": [dataclasses.asdict(v) for v in installed]}, indent=1))
+        return 0
+    for v in installed:
+        print(f"{v.version:10} {v.python}" + ("  " + _("(default)") if v.default else ""))
+    return 0
+
+
+def show_claims(config: Settings, args: argparse.Namespace) -> int:
+    from . import claims
+    from .sandbox.versioned import VersionedPool
+    unknown = [s for s in args.example if s not in gallery.BY_SLUG]
+    if unknown:
+        print(f"error: no example {unknown[0]!r}; run `python -m playground example` for the list",
+              file=sys.stderr)
+        return USAGE_ERROR
+    examples = [gallery.BY_SLUG[s] for s in args.example] or None
+    with VersionedPool(config) as pool:
+        table = claims.measure(pool.submit, versions.installed(config), examples)
+    table = dataclasses.replace(table, measured_on=time.strftime("%Y-%m-%d", time.gmtime()))
+    print(table.to_json(indent=1) if args.json else
+          claims.render_markdown(table) if args.markdown else claims.render_text(table))
+    return 0
 
 
 def show_example(slug: Optional[str]) -> int:

@@ -39,6 +39,9 @@ class Settings:
     isolation: str = "auto"                      # PLAYGROUND_ISOLATION: auto | bubblewrap | process
     fork_workers: str = "auto"                   # PLAYGROUND_FORK_WORKERS: auto | on | off
     python: str = ""                             # PLAYGROUND_PYTHON, worker interpreter
+    tf_venvs: str = ""                           # PLAYGROUND_TF_VENVS, extra TF venvs (a,b)
+    version_pools: str = ""                      # PLAYGROUND_VERSION_POOLS, "2.15.1=1" warm zygotes
+    version_idle_s: float = 600.0                # PLAYGROUND_VERSION_IDLE_S, an extra pool's idle life
     ray_idle_s: float = 600.0                    # PLAYGROUND_RAY_IDLE_S, a node pool's idle life
     # Service (the hosted app)
     max_source_bytes: int = 64 * 1024            # PLAYGROUND_MAX_SOURCE_BYTES

@@ -10,6 +10,7 @@ from typing import Callable, Optional, Protocol
 
 from .config import Settings
 from .errors import LimitError
+from .i18n import _
 from .job import Job, Report
 
 # Events are plain dicts with an "event" key, streamed while a job runs:
@@ -30,9 +31,32 @@ class Executor(Protocol):
 
 def make_executor(settings: Settings) -> Executor:
     if settings.executor == "local":
-        from .sandbox.pool import WorkerPool
-        return WorkerPool.from_settings(settings)
+        from .sandbox.versioned import VersionedPool
+        return VersionedPool(settings)
     if settings.executor == "ray":
         from .ray_executor import RayExecutor
-        return RayExecutor.from_settings(settings)
+        return DefaultVersionOnly(RayExecutor.from_settings(settings))
     raise LimitError(f"unknown PLAYGROUND_EXECUTOR {settings.executor!r}: use local or ray")
+
+
+class DefaultVersionOnly:
+    """The Ray executor's nodes run the default TensorFlow only: a job for another version gets
+    an error report saying so (the local executor routes versions: sandbox/versioned.py)."""
+
+    def __init__(self, inner: Executor) -> None:
+        self.inner = inner
+
+    def submit(self, job: Job, on_event: Optional[OnEvent] = None, **kwargs: object) -> Report:
+        from . import versions
+        if job.tf_version:
+            message = _("PLAYGROUND_EXECUTOR=ray runs the default TensorFlow only; "
+                        "TensorFlow {version} needs the local executor").format(
+                            version=job.tf_version)
+            return versions.error_report(job, versions.VersionError(message))
+        return self.inner.submit(job, on_event, **kwargs)  # type: ignore[call-arg]
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)

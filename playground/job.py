@@ -191,6 +191,16 @@ class ExecutorInfo:
 
 
 @dataclass(frozen=True)
+class Fallback:
+    """A private TF API the engine could not use on this version: what ran instead, or why the
+    feature is missing from the report."""
+
+    feature: str                            # "function cache", "Grappler", "HLO", ...
+    detail: str                             # "read through _variable_creation_fn" / "unavailable: ..."
+    available: bool = True                  # False: the feature is absent from this report
+
+
+@dataclass(frozen=True)
 class Report:
     tensorflow_version: str
     device: str
@@ -205,6 +215,7 @@ class Report:
     duration_s: float = 0.0
     environment: dict[str, Any] = field(default_factory=dict)
     export: Optional[ExportInfo] = None
+    fallbacks: list[Fallback] = field(default_factory=list)  # per-version stand-ins (versions.py)
 
     @property
     def tracing_count(self) -> int:

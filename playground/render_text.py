@@ -75,6 +75,11 @@ def render(report: Report) -> str:
             intra=environment.get("intra_op_threads", "?"),
             inter=environment.get("inter_op_threads", "?"),
             onednn=_("on") if environment.get("onednn") else _("off")))
+    for fallback in report.fallbacks:
+        state = _("fallback") if fallback.available else _("unavailable")
+        lines.append(_("TF {version} {state}: {feature}: {detail}").format(
+            version=report.tensorflow_version, state=state, feature=fallback.feature,
+            detail=fallback.detail))
     for f in report.functions:
         lines.append("")
         lines += render_function(f)

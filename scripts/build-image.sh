@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the service image (docs/hosting.md), on the official base where Docker can get it.
 #   scripts/build-image.sh [--tag NAME] [--variant cpu|gpu] [--base IMAGE | --debian-base]
+#                          [--tf-extra 2.15.1,2.12.1]   (extra TF versions: TF_EXTRA_VERSIONS)
 #                          [--network host]   (the build's RUN steps on the host's network, no NAT)
 # The base is the Dockerfile's default (python:3.11-slim-bookworm) when it is present or can be
 # pulled. Where Docker Hub is unreachable (these CI machines) it is a base made of Debian's own
@@ -14,6 +15,7 @@ OFFICIAL=python:3.11-slim-bookworm        # the Dockerfile's ARG BASE_IMAGE defa
 LOCAL_BASE=local/python:3.11-bookworm-debootstrap
 TAG=tf-playground:latest                  # docker-compose.yml's image
 VARIANT="${TF_VARIANT:-cpu}"
+EXTRA_VERSIONS="${TF_EXTRA_VERSIONS:-}"
 BASE=""
 FORCE_DEBIAN=""
 NETWORK=()
@@ -21,10 +23,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --tag) TAG="$2"; shift 2 ;;
     --variant) VARIANT="$2"; shift 2 ;;
+    --tf-extra) EXTRA_VERSIONS="$2"; shift 2 ;;
     --base) BASE="$2"; shift 2 ;;
     --debian-base) FORCE_DEBIAN=1; shift ;;
     --network) NETWORK=(--network "$2"); shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "build-image.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -114,7 +117,7 @@ fi
 
 build_started=$SECONDS
 log=$(mktemp /tmp/playground-image-build.XXXXXX.log)
-if ! docker build "${NETWORK[@]}" --build-arg BASE_IMAGE="$BASE" --build-arg TF_VARIANT="$VARIANT" -t "$TAG" . \
+if ! docker build "${NETWORK[@]}" --build-arg BASE_IMAGE="$BASE" --build-arg TF_VARIANT="$VARIANT" --build-arg TF_EXTRA_VERSIONS="$EXTRA_VERSIONS" -t "$TAG" . \
      >"$log" 2>&1; then
   tail -40 "$log" >&2
   echo "build-image.sh: docker build failed (full log: $log)" >&2

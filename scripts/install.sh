@@ -3,10 +3,23 @@
 #   scripts/install.sh           bubblewrap + the venv (enough to run the app)
 #   scripts/install.sh --test    also Chromium (browser tests), strace (seccomp profile test), and
 #                                Docker's engine with debootstrap (the image's build-and-run tests)
+#   scripts/install.sh --tf 2.15.1,2.18.1
+#                                also these TensorFlow versions, each in its own venv beside the default
+#                                ($VENV-tf2.15.1, ...): tensorflow-cpu and the numpy it accepts, which is all
+#                                the engine imports (with --test, pytest too: the engine tests run
+#                                there); `python -m playground versions` lists them
 # The venv lives outside any home directory (default /opt/tf-playground/venv) because sandboxed
 # workers run as an unprivileged uid, which cannot enter /root (mode 0700).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+extra_versions=""
+args=("$@")
+for i in "${!args[@]}"; do
+  case "${args[$i]}" in
+    --tf) extra_versions="${args[$((i + 1))]:-}" ;;
+    --tf=*) extra_versions="${args[$i]#--tf=}" ;;
+  esac
+done
 VENV="${PLAYGROUND_VENV:-/opt/tf-playground/venv}"
 packages=(bubblewrap python3-venv)
 if [[ " $* " == *" --test "* ]]; then
@@ -31,4 +44,21 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 sudo_ "$VENV/bin/pip" install -q --disable-pip-version-check -r requirements.txt
 sudo_ chmod -R a+rX "$VENV"
+# Extra TensorFlow versions: the worker only needs TF itself (and the numpy its wheel accepts); the
+# playground package reaches the worker on its own path. tensorflow-cpu: a fraction of the full wheel.
+for version in ${extra_versions//,/ }; do
+  case "$version" in
+    2.1[2-9].*|2.[2-9][0-9].*) ;;
+    *) echo "install.sh: --tf $version: the playground supports TensorFlow 2.12 and later (X.Y.Z)" >&2; exit 2 ;;
+  esac
+  extra="$VENV-tf$version"
+  [ -x "$extra/bin/python" ] || sudo_ "$PYTHON" -m venv "$extra"
+  sudo_ "$extra/bin/python" -m pip install -q --disable-pip-version-check "tensorflow-cpu==$version"
+  # The engine tests run on each extra version too (tests/test_versions.py): pytest, as pinned.
+  if [[ " $* " == *" --test "* ]]; then
+    sudo_ "$extra/bin/python" -m pip install -q --disable-pip-version-check "$(grep -E '^pytest==' requirements.txt)"
+  fi
+  sudo_ chmod -R a+rX "$extra"
+  echo "installed: $extra (tensorflow $version)"
+done
 echo "installed: $VENV ($("$VENV/bin/python" -c 'import sys; print(sys.version.split()[0])'))"

@@ -13,12 +13,16 @@ from playground.job import ErrorInfo, Report
 
 pytest.importorskip("tensorflow")
 from playground.engine import analyze  # noqa: E402
+from tests import tf_facts  # noqa: E402
 
 
 @pytest.mark.parametrize("example", gallery.EXAMPLES, ids=lambda e: e.slug)
 def test_example_behaves_as_expected(example):
     report = analyze(example.job())
     failed = [c for c in gallery.check(example, report) if not c.holds]
+    if example.slug in tf_facts.GALLERY_DIFFERS:   # this version behaves otherwise: still so?
+        assert failed, f"{example.slug} now holds on TF {tf_facts.tf.__version__}"
+        return
     assert not failed, f"{example.slug}: {failed}\n{report.message}"
 
 
@@ -53,6 +57,6 @@ def test_article_claims_that_do_not_hold(slug, fact):
     if slug == "relax-shapes-rank":
         assert report.tracing_count == 3, fact
     elif slug == "side-effect-numpy":
-        assert "'SymbolicTensor' object has no attribute 'numpy'" in report.error.message, fact
+        assert f"{tf_facts.GRAPH_TENSOR} object has no attribute 'numpy'" in report.error.message, fact
     else:
         assert report.status == "ok" and report.functions[0].calls[0].error is None, fact

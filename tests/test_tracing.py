@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("tensorflow")
+tf = pytest.importorskip("tensorflow")
 
 from playground.engine import analyze  # noqa: E402
 from playground.job import Job  # noqa: E402
+from tests import tf_facts  # noqa: E402
 
 IDENTITY = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
 SCALE = "import tensorflow as tf\n\ndef scale(x, n):\n    return x * n\n"
@@ -53,8 +54,8 @@ def test_input_signature_one_trace_for_any_batch():
 def test_input_signature_mismatch_is_a_call_error_and_later_calls_run():
     report = run(calls=["float32[2]", "int32[2]", "float32[5]"], signature="float32[None]")
     calls = report.functions[0].calls
-    assert calls[1].error.type == "TypeError"
-    assert "Binding inputs to tf.function failed" in calls[1].error.message
+    assert calls[1].error.type == tf_facts.BINDING_ERROR
+    assert tf_facts.BINDING_MESSAGE in calls[1].error.message
     assert calls[2].error is None and calls[2].output.startswith("float32[5]")
     assert report.status == "error"
 
@@ -143,7 +144,7 @@ def test_errors_point_at_the_users_line():
     report = run(source, calls=["float32[3]"])
     error = report.functions[0].calls[0].error
     assert error.type == "AttributeError" and error.line == 6
-    assert "'SymbolicTensor' object has no attribute 'numpy'" in error.message
+    assert f"{tf_facts.GRAPH_TENSOR} object has no attribute 'numpy'" in error.message
 
 
 @pytest.mark.parametrize("source, function, calls, kind, text", [
@@ -195,7 +196,15 @@ def test_size_sweep_times_each_size_and_shows_retraces():
     fixed = run(SCALE, "scale", ["float32[2], float32[]"], signature="float32[None], float32[]",
                 **sweep_job).functions[0].timing
     assert [p.graph_traces for p in fixed.sweep] == [1, 1, 1]
-    assert fixed.environment["tensorflow_version"] == "2.21.0"
+    assert fixed.environment["tensorflow_version"] == tf.__version__  # the TF that ran it
     bad = run(SCALE, "scale", ["float32[2], 2.0"], **{**sweep_job, "sweep": "n[0]=4"})
     assert "size sweep n[0]=4: argument 2.0 has no dimension 0" in \
         bad.functions[0].conversion_note
+
+
+def test_fallbacks_name_the_private_apis_this_version_lacks():
+    report = run(calls=["float32[2]", "float32[3]"])
+    assert {f.feature for f in report.fallbacks} == tf_facts.FALLBACKS
+    assert all(f.available and f.detail for f in report.fallbacks)
+    assert reasons(report) == ["first call", "x: shape (2,) -> (3,)"]   # the fallback worked
+    assert "shape=(3,)" in report.functions[0].concrete_signatures[-1]

@@ -22,7 +22,7 @@ from .. import specs
 from ..config import settings
 from ..errors import PlaygroundError
 from ..job import ErrorInfo, ExportInfo, FunctionReport, Job, Report
-from . import (convert, device as devices, export as exporting, frames, graphs, observe, pitfalls,
+from . import (compat, convert, device as devices, export as exporting, frames, graphs, observe, pitfalls,
                timing)
 from .capture import OutputCapture
 from .entry import resolve, source_function, unwrap
@@ -40,6 +40,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
     if job.verify is not None:
         return _verify(job, started)
     config = settings()
+    compat.reset()
     capture = OutputCapture(config.output_cap_bytes, clean=frames.clean)
     run = _Run(job, emit, capture)
     reports: Optional[list[FunctionReport]] = None
@@ -251,7 +252,8 @@ class _Run:
         return Report(tensorflow_version=tf.__version__, device=devices.describe(self.device),
                       status=status, error=self.error, stdout=self.stdout, warnings=warnings,
                       functions=functions, message=message, duration_s=duration,
-                      environment=devices.environment(self.device), export=self.export)
+                      environment=devices.environment(self.device), export=self.export,
+                      fallbacks=compat.fallbacks())
 
 
 def _verify(job: Job, started: float) -> Report:

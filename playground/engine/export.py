@@ -14,6 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from ..job import ExportInfo
+from . import compat
 from .tracing import TrackedFunction
 
 MAX_CHECK_ELEMENTS = 1 << 20     # inputs + outputs kept per check; larger calls are not checked
@@ -69,7 +70,7 @@ def _from_traces(tracked: TrackedFunction) -> tuple[dict, str]:
         return {}, "Cannot export: no call traced successfully, so there is no graph to save" + why
     problems = []
     for cf in tracked.traces:
-        for name, param in cf.function_type.parameters.items():
+        for name, param in compat.parameters(cf).items():
             constraint = param.type_constraint
             if not isinstance(constraint, tf.TensorSpec):
                 problems.append(f"argument {name!r} is traced as {constraint}")

@@ -17,6 +17,7 @@ import tensorflow as tf
 from tensorflow.core.function import trace_type
 
 from ..job import CallRecord, ErrorInfo
+from . import compat
 from .capture import OutputCapture
 from .source import error_info
 from .values import summarize
@@ -118,16 +119,16 @@ class TrackedFunction:
 
     def concrete_signatures(self) -> list[str]:
         self._refresh_traces()
-        return [f"{self.name}{cf.pretty_printed_signature(verbose=False)}" for cf in self.traces]
+        return [f"{self.name}{compat.signature_text(cf)}" for cf in self.traces]
 
     def _refresh_traces(self) -> list[Any]:
         """Appends traces made since the last look; returns the new ones."""
         # The cache itself: _list_all_concrete_functions() would trace an input_signature.
-        cache = getattr(self.fn, "_function_cache", None)
-        if cache is None:
+        cached = compat.concrete_functions(self.fn)
+        if cached is None:
             return []
         known = {id(cf) for cf in self.traces}
-        new = [cf for cf in cache.values() if id(cf) not in known]
+        new = [cf for cf in cached if id(cf) not in known]
         self.traces.extend(new)
         return new
 
@@ -179,7 +180,7 @@ def _weight(diffs: list[str]) -> int:
 
 
 def _constraints(cf: Any) -> dict[str, Any]:
-    return {name: p.type_constraint for name, p in cf.function_type.parameters.items()}
+    return {name: p.type_constraint for name, p in compat.parameters(cf).items()}
 
 
 def _fits(observed: Any, traced: Any) -> bool:

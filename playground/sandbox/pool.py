@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Callable, Optional
 
+from .. import versions
 from ..config import Settings
 from ..errors import LimitError, SandboxError
 from ..job import Job, Report
@@ -261,6 +262,10 @@ def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -
     """The cold path (the CLI): one worker, no pool, same sandbox and same Report; an export is
     verified on a second fresh worker."""
     check_text(job.source)
+    try:
+        settings = versions.settings_for_job(settings, job)
+    except versions.VersionError as e:
+        return versions.error_report(job, e)
     config = SandboxConfig.from_settings(settings)
     return exports.export_then_verify(job, lambda j: _run_cold(j, settings, config, on_event))
 

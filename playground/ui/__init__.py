@@ -5,7 +5,8 @@ import streamlit as st
 
 from ..config import Settings
 from ..service import configure_logging
-from . import compare_inputs, editor, keys, options, plan, presenter, results, run, state
+from . import (claims_table, compare_inputs, editor, keys, options, plan, presenter, results, run,
+               state)
 
 
 def share_button() -> None:
@@ -41,6 +42,7 @@ def main() -> None:
         with c2:
             share_button()
         editor.gallery_panel()
+        claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
         infos, draw_editor = editor.source_editor(settings)
         plan.show_error(keys.SOURCE)
         editor.file_opener(settings)
@@ -48,6 +50,7 @@ def main() -> None:
         plan.argument_builder(info)
         plan.plan_text()
         options.options(settings.max_timing_budget_s)
+        options.tf_version_picker(settings)
         compare_inputs.inputs()
     with stage.run_area if stage else inputs:
         run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)))

@@ -18,6 +18,7 @@ COMPARE_TF = "compare_tf"       # side b's TensorFlow version
 COMPARE_SIGNATURE = "compare_signature"   # side b's input_signature ("" none)
 EXPORT = "export"
 DEVICE = "device"
+TF_VERSION = "tf_version"         # "" the default install; else an installed extra version
 RUN = "run"
 APPEND_CALL = "append_call"
 BUILD_SIGNATURE = "build_signature"
@@ -52,6 +53,7 @@ OP_TYPES_CHART = "op_types_chart"
 CODE_LINE = "code_line"         # the source line lit up in the Converted code tab
 GRAPH_LINE = "graph_line"       # the source line whose ops the Graph tab lists
 OPS_BY_LINE_CHART = "ops_by_line_chart"
+CLAIMS_TABLE = "claims_table"   # the gallery's claims x versions table
 
 # Session state that is not a widget
 INITIALISED = "_initialised"

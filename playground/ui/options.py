@@ -5,6 +5,9 @@ import os
 
 import streamlit as st
 
+from .. import versions
+from ..config import Settings
+from ..i18n import _
 from . import keys
 from .plan import show_error
 
@@ -45,3 +48,19 @@ def options(max_budget_s: float) -> None:
     if gpu_present():
         st.session_state.setdefault(keys.DEVICE, "auto")
         st.radio("Device", ("auto", "cpu", "gpu"), key=keys.DEVICE, horizontal=True)
+
+
+def tf_version_picker(settings: Settings) -> None:
+    """Which installed TensorFlow runs the job; drawn only where more than one is installed."""
+    installed = versions.installed(settings)
+    if len(installed) < 2:
+        st.session_state[keys.TF_VERSION] = ""
+        return
+    choices = [""] + [v.version for v in installed[1:]]
+    if st.session_state.get(keys.TF_VERSION) not in choices:
+        st.session_state[keys.TF_VERSION] = ""
+    st.selectbox(_("TensorFlow version"), choices, key=keys.TF_VERSION,
+                 format_func=lambda v: v or _("{version} (default)").format(
+                     version=installed[0].version),
+                 help=_("Each version runs in its own sandboxed workers; "
+                        "`python -m playground versions` lists them."))

@@ -78,7 +78,8 @@ def build_job(values: dict) -> Job:
                timing_budget_s=float(values.get(keys.TIMING_BUDGET) or 2.0),
                sweep=sweep if values.get(keys.TIMING) and sweep else None,
                export=bool(values.get(keys.EXPORT)),
-               device=str(st.session_state.get(keys.DEVICE, "auto")))
+               device=str(st.session_state.get(keys.DEVICE, "auto")),
+               tf_version=str(st.session_state.get(keys.TF_VERSION) or ""))
 
 
 def pristine_example(values: dict) -> Optional[str]:
@@ -117,6 +118,9 @@ def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
         eta = eta_text(event.get("eta_s"))
         return (f"Queued: {ahead} job(s) ahead of yours{eta}" if ahead
                 else f"Waiting for a warm worker{eta}…"), None
+    if kind == "starting_version":
+        return _("Starting TensorFlow {version}: no warm worker has it yet, so this run first "
+                 "imports it…").format(version=event.get("tf_version", "")), None
     if kind == "started":
         return "Running in a sandboxed worker…", 0.0
     if kind == "call_finished":

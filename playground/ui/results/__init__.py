@@ -28,6 +28,10 @@ def environment_line(report: Report, number: int) -> None:
             {True: " · warm", False: " · cold"}.get(ex.warm, "")) if ex else ""
     st.caption(f"Run {number} · TensorFlow {report.tensorflow_version} · device **{report.device}** · "
                f"isolation **{level}**{node} · {report.duration_s:.2f} s")
+    for fallback in report.fallbacks:    # a private TF API this version lacks (engine/compat.py)
+        text = _("On TensorFlow {version}, {feature}: {detail}").format(
+            version=report.tensorflow_version, feature=fallback.feature, detail=fallback.detail)
+        (st.caption if fallback.available else st.warning)(text)
     if level != "bubblewrap":
         st.warning(f"Reduced isolation ({level}): not for public hosting. Jobs ran without the "
                    "bubblewrap sandbox, so pasted code could reach this machine.")
