@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import sys
 
-from . import compare
+from . import compare, versions
 from .config import Settings
 from .errors import PlaygroundError, SpecError
 from .i18n import _
@@ -18,15 +17,9 @@ from .render_compare import render
 USAGE_ERROR, REPORT_ERROR = 2, 1
 
 
-def versions_installed() -> bool:
-    """Extra TF versions are a separate install (playground.versions); without it tf= cannot run."""
-    return importlib.util.find_spec("playground.versions") is not None
-
-
 def installed_tf(config: Settings, version: str) -> str:
     """The Job.tf_version that runs `version` ("" the default), as playground.versions resolves
     it: a version that is not installed is refused there, naming the installed ones."""
-    versions = importlib.import_module("playground.versions")
     chosen = versions.resolve(config, version)   # "" (tf=default): the default install
     return "" if chosen.default else chosen.version
 
@@ -36,9 +29,6 @@ def jobs(args: argparse.Namespace, job: Job, config: Settings) -> tuple[compare.
     if args.export:
         raise SpecError(_("--compare and --export cannot be combined: export one side at a time"))
     if spec.kind == "tf":
-        if not versions_installed():
-            raise SpecError(_("--compare {spec}: this install has only the default TensorFlow; "
-                              "add versions with scripts/install.sh --tf VERSION").format(spec=spec))
         if args.in_process:
             raise SpecError(_("--compare {spec} needs the sandbox: --in-process runs this "
                               "interpreter's TensorFlow only").format(spec=spec))

@@ -1,14 +1,13 @@
 """`analyze --compare SPEC`: bad specs exit 2 before any worker starts; real runs print both sides."""
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
 from test_cli import cli, process_py  # noqa: F401 - process_py: fixture
+from test_versions import extra  # noqa: F401 - fixture: CI's extra TF version (fails there if absent)
 
-VERSIONS = importlib.util.find_spec("playground.versions") is not None
 SHAPES = ["--call", "float32[3]", "--call", "float32[2,2]"]
 
 
@@ -32,13 +31,6 @@ def test_compare_with_export_is_refused(process_py, tmp_path):
     result = cli("analyze", process_py, "--function", "process", "--call", "float32[3]",
                  "--compare", "jit_compile", "--export", str(tmp_path / "model"))
     assert result.returncode == 2 and "cannot be combined" in result.stderr
-
-
-@pytest.mark.skipif(VERSIONS, reason="extra TF versions are installed: test_compare_tf_runs_there")
-def test_compare_tf_without_extra_versions_exits_2(process_py):
-    result = cli("analyze", process_py, "--function", "process", "--call", "float32[3]",
-                 "--compare", "tf=2.15.1")
-    assert result.returncode == 2 and "scripts/install.sh --tf" in result.stderr
 
 
 def test_one_side_raising_exits_1_and_json_has_both_sides(process_py):
@@ -68,25 +60,16 @@ def test_text_shows_both_sides_and_the_differences(process_py):
     assert "retraced       process call #2: a True, b False" in out
 
 
-@pytest.mark.skipif(not VERSIONS, reason="needs playground.versions (issue 15 part 1): enable "
-                                         "after merging the versions branch")
-def test_compare_tf_runs_side_b_on_that_version(process_py):
-    listed = json.loads(cli("versions", "--json").stdout)
-    default = str(listed.get("default", ""))
-    names = [v if isinstance(v, str) else v.get("version", "") for v in listed.get("versions", [])]
-    other = next((v for v in names if v and v != default), None)
-    if other is None:
-        pytest.skip("only the default TensorFlow is installed")
+def test_compare_tf_runs_side_b_on_that_version(process_py, extra):
+    default = json.loads(cli("versions", "--json").stdout)["default"]
     result = cli("analyze", process_py, "--function", "process", "--call", "float32[3]",
-                 "--compare", f"tf={other}", "--json", timeout=300)
+                 "--compare", f"tf={extra.version}", "--json", timeout=300)
     assert result.returncode == 0, result.stderr
     compared = json.loads(result.stdout)["compare"]
     assert compared["a"]["tensorflow_version"] == default
-    assert compared["b"]["tensorflow_version"] == other
+    assert compared["b"]["tensorflow_version"] == extra.version
 
 
-@pytest.mark.skipif(not VERSIONS, reason="needs playground.versions (issue 15 part 1): enable "
-                                         "after merging the versions branch")
 def test_compare_tf_not_installed_exits_2_naming_the_installed(process_py):
     default = json.loads(cli("versions", "--json").stdout)["default"]
     result = cli("analyze", process_py, "--function", "process", "--call", "float32[3]",

@@ -11,7 +11,7 @@ from ..config import Settings
 from ..errors import SpecError
 from ..i18n import _
 from ..job import Job
-from . import keys
+from . import keys, options
 from .plan import show_error
 
 P_COMPARE = "cmp"
@@ -25,20 +25,8 @@ def kind_label(kind: str) -> str:
             "signature": _("input_signature")}[kind]
 
 
-@st.cache_data(ttl=300, show_spinner=False)
 def tf_choices() -> dict[str, str]:
-    """Job.tf_version -> label of each installed TensorFlow ("" the default), as
-    playground.versions lists them; empty where only the default is installed (or no module)."""
-    try:
-        from .. import versions  # type: ignore[attr-defined]
-    except ImportError:
-        return {}
-    installed = versions.installed(Settings.from_env())
-    if len(installed) < 2:
-        return {}
-    return {("" if v.default else v.version):
-            (_("{version} (default)").format(version=v.version) if v.default else v.version)
-            for v in installed}
+    return options.tf_choices(Settings.from_env())
 
 
 def kinds() -> list[str]:

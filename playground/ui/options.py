@@ -50,17 +50,32 @@ def options(max_budget_s: float) -> None:
         st.radio("Device", ("auto", "cpu", "gpu"), key=keys.DEVICE, horizontal=True)
 
 
+@st.cache_data(ttl=60, show_spinner=False)
+def _installed(settings: Settings) -> list[tuple[str, bool]]:
+    """(version, default) of each installed TensorFlow; read from disk once a minute, not per rerun."""
+    return [(v.version, v.default) for v in versions.installed(settings)]
+
+
+def tf_choices(settings: Settings) -> dict[str, str]:
+    """Job.tf_version -> its label, for each installed TensorFlow ("" the default); empty where
+    only the default is installed."""
+    installed = _installed(settings)
+    if len(installed) < 2:
+        return {}
+    return {("" if default else version):
+            (_("{version} (default)").format(version=version) if default else version)
+            for version, default in installed}
+
+
 def tf_version_picker(settings: Settings) -> None:
     """Which installed TensorFlow runs the job; drawn only where more than one is installed."""
-    installed = versions.installed(settings)
-    if len(installed) < 2:
+    choices = tf_choices(settings)
+    if not choices:
         st.session_state[keys.TF_VERSION] = ""
         return
-    choices = [""] + [v.version for v in installed[1:]]
     if st.session_state.get(keys.TF_VERSION) not in choices:
         st.session_state[keys.TF_VERSION] = ""
-    st.selectbox(_("TensorFlow version"), choices, key=keys.TF_VERSION,
-                 format_func=lambda v: v or _("{version} (default)").format(
-                     version=installed[0].version),
+    st.selectbox(_("TensorFlow version"), list(choices), key=keys.TF_VERSION,
+                 format_func=choices.__getitem__,
                  help=_("Each version runs in its own sandboxed workers; "
                         "`python -m playground versions` lists them."))
