@@ -34,6 +34,10 @@ class Job:
     export: bool = False                    # write a SavedModel and TensorBoard graph log
     verify: Optional[str] = None            # verify this attached SavedModel; runs no user code
     attachments: dict[str, str] = field(default_factory=dict)  # name -> host dir, copied in
+    # Language of the report's sentences (pitfall messages and fixes, notes); codes and data
+    # stay language-neutral. i18n.LANGUAGES: "en" or "zh_CN".
+    language: str = "en"
+
 
 
 @dataclass(frozen=True)

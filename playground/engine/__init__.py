@@ -18,7 +18,8 @@ from typing import Any, Callable, Iterator, Optional
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep C++ info lines out of user output
 import tensorflow as tf  # noqa: E402
 
-from .. import specs
+from .. import i18n, specs
+from ..i18n import _
 from ..config import settings
 from ..errors import PlaygroundError
 from ..job import ErrorInfo, ExportInfo, FunctionReport, Job, Report
@@ -37,6 +38,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
     """Runs the job in this process. Callers that run untrusted code go through the sandbox."""
     emit = emit or (lambda event: None)
     started = time.perf_counter()
+    i18n.use(job.language)   # the report's sentences (pitfalls, notes) in the job's language
     if job.verify is not None:
         return _verify(job, started)
     config = settings()
@@ -173,7 +175,8 @@ class _Run:
                 except Exception as e:
                     notes.append(f"graph inspection failed: {type(e).__name__}: {e}")
         if tracked.last_ok_args is None and options.get("jit_compile"):
-            notes.append("No HLO: no call succeeded, so XLA had nothing to compile.")
+            notes.append(_("No HLO: no call succeeded, so XLA had nothing to compile."))
+
         if tracked.last_ok_args is not None:
             args, kwargs = tracked.last_ok_args
             if options.get("jit_compile"):
@@ -184,7 +187,7 @@ class _Run:
         return FunctionReport(
             name=tracked.name, tracing_count=tracked.tracing_count, calls=tracked.calls,
             concrete_signatures=tracked.concrete_signatures(), converted_code=code,
-            graph=graph, hlo=hlo, timing=measured, conversion_note=" ".join(notes),
+            graph=graph, hlo=hlo, timing=measured, conversion_note=i18n.sentences(*notes),
             retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
             line=_line_of(tracked.python_function, self.job.filename),
             global_names=self.global_names.get(tracked, []), converted_code_lines=code_lines)
@@ -247,7 +250,7 @@ class _Run:
             status = "error"
         message = _summary(status, self.error, functions)
         if truncated:
-            status, message = "killed", "Output limit: 1 MiB printed, rest dropped"
+            status, message = "killed", _("Output limit: 1 MiB printed, rest dropped")
         return Report(tensorflow_version=tf.__version__, device=devices.describe(self.device),
                       status=status, error=self.error, stdout=self.stdout, warnings=warnings,
                       functions=functions, message=message, duration_s=duration,
@@ -323,9 +326,11 @@ def _summary(status: str, error: Optional[ErrorInfo], functions: list[FunctionRe
         return f"{error.type}{where}: {error.message.splitlines()[0][:200]}"
     failed = sum(1 for f in functions for c in f.calls if c.error and not c.handled)
     handled = sum(1 for f in functions for c in f.calls if c.handled)
-    text = f"{len(functions)} function(s), {calls} call(s), {traces} trace(s)"
-    text += f", {failed} call(s) raised" if failed else ""
-    return text + (f", {handled} call(s) raised and were handled by the script" if handled else "")
+    text = _("{functions} function(s), {calls} call(s), {traces} trace(s)").format(
+        functions=len(functions), calls=calls, traces=traces)
+    text += _(", {failed} call(s) raised").format(failed=failed) if failed else ""
+    return text + (_(", {handled} call(s) raised and were handled by the script").format(
+        handled=handled) if handled else "")
 
 
 def _playground_error(e: PlaygroundError) -> ErrorInfo:

@@ -96,7 +96,7 @@ class WorkerPool:
                 self._cond.notify_all()
             threading.Thread(target=self._retire, args=(worker, False), daemon=True).start()
         self._walls.append(outcome.wall_s)
-        report = finish(outcome, self._sandbox_info(worker, timeout), timeout)
+        report = finish(outcome, self._sandbox_info(worker, timeout), timeout, job.language)
         report = with_warm(report, warm)
         return exports.with_collected(report, *outcome.files.result())
 
@@ -280,5 +280,5 @@ def _run_cold(job: Job, settings: Settings, config: SandboxConfig,
     finally:
         worker.release()
     info = sandbox_info(config.isolation, _limits(config, worker, timeout), config.notes)
-    report = with_warm(finish(outcome, info, timeout), False)    # a TF import of its own
+    report = with_warm(finish(outcome, info, timeout, job.language), False)   # its own TF import
     return exports.with_collected(report, *outcome.files.result())

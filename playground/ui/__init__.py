@@ -4,13 +4,15 @@ from __future__ import annotations
 import streamlit as st
 
 from ..config import Settings
+from ..i18n import _
 from ..service import configure_logging
-from . import editor, keys, options, plan, results, run, state
+from . import editor, keys, language, options, plan, results, run, state
 
 
 def share_button() -> None:
-    with st.popover("Copy share link", width="stretch"):
-        st.caption("This link reproduces the code and every setting. Nothing is stored on the server.")
+    with st.popover(_("Copy share link"), width="stretch"):
+        st.caption(_("This link reproduces the code, every setting and the language. Nothing is "
+                     "stored on the server."))
         st.code(state.share_link(), language="text", wrap_lines=True)
 
 
@@ -24,14 +26,18 @@ CSS = """<style>
 def main() -> None:
     settings = Settings.from_env()
     configure_logging()
+    language.apply()   # first: every text below is drawn in this session's language
     state.init()
     editor.keep_source()
     editor.apply_editor_event()   # the code editor's latest text, before anything reads the source
     run.warm()
     st.html(CSS)
-    st.title("tf.function playground")
-    st.caption("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
-               "traces, converted code, graphs, timings and pitfalls.")
+    head, toggle = st.columns([5, 1], vertical_alignment="center")
+    head.title(_("tf.function playground"))
+    with toggle:
+        language.toggle()
+    st.caption(_("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
+                 "traces, converted code, graphs, timings and pitfalls."))
     inputs, outputs = st.columns([5, 6], gap="large")
     with inputs:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
@@ -53,7 +59,8 @@ def main() -> None:
             st.error(st.session_state[keys.RUN_ERROR])
         result = state.result()
         if result is None:
-            st.info("Press **Run** to trace the function with the call plan.")
+            st.info(_("Press **Run** to trace the function with the call plan."))
+
         else:
             results.render(result)
     draw_editor()   # last: its gutter marks the report this run may just have made

@@ -22,6 +22,8 @@ PLAIN_EDITOR = "plain_editor"   # toggle: the plain text area instead of the cod
 CODE_EDITOR = "code_editor"     # the code editor component's key prefix (+ its generation)
 OPEN_FILE = "open_file"         # file uploader: a .py or .ipynb into the editor
 DOWNLOAD_NOTEBOOK = "download_notebook"
+LANGUAGE = "language"           # the page's language (i18n.LANGUAGES), also ?lang=
+
 
 # Results and chart-only controls
 RESULT_TAB = "result_tab"       # the open results tab; only it is drawn
@@ -53,6 +55,8 @@ RUN_REQUESTED = "_run_requested"          # Ctrl+Enter in the editor: run on thi
 OPENED_FILE = "_opened_file"              # file_id of the upload last loaded
 OPEN_NOTE = "_open_note"                  # (kind, message) about the file last opened
 NOTEBOOK = "_notebook"                    # (run number, .ipynb text) of the last result
+LANGUAGE_CHOSEN = "_language_chosen"      # the language came from the URL or the toggle
+
 
 
 def param(kind: str, name: str) -> str:
