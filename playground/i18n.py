@@ -17,7 +17,10 @@ import contextvars
 import gettext
 import os
 from functools import lru_cache
-from typing import Iterator, Mapping, Optional
+from typing import Any, Callable, Iterator, Mapping, Optional, TypeVar
+
+T = TypeVar("T")
+
 
 DOMAIN = "playground"
 LOCALE_DIR = os.path.join(os.path.dirname(__file__), "locale")
@@ -116,6 +119,17 @@ def _(message: str) -> str:
     return translation(_current.get()).gettext(message)
 
 
+def bound(func: Callable[..., T]) -> Callable[..., T]:
+    """`func` that answers in the language current now, whichever thread calls it later (a
+    widget's format_func is also called outside the page run, e.g. by AppTest)."""
+    language = current()
+
+    def call(*args: Any, **kwargs: Any) -> T:
+        with using(language):
+            return func(*args, **kwargs)
+    return call
+
+
 FULL_WIDTH_END = "。！？；：，）」』”"
 
 
@@ -128,7 +142,16 @@ def sentences(*parts: str) -> str:
     return out
 
 
+def _p(context: str, message: str) -> str:
+    """`message` as used in `context`, where one English word needs two translations
+    ("Traces" the metric is 追踪次数, "Traces" the tab is 追踪)."""
+    if not message:
+        return message
+    return translation(_current.get()).pgettext(context, message)
+
+
 def N_(message: str) -> str:
+
 
     """Marks a module-level constant for extraction; translate it with `_()` where it is shown."""
     return message

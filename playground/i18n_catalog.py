@@ -25,7 +25,8 @@ from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR, ENGLISH
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEMPLATE = os.path.join(LOCALE_DIR, f"{DOMAIN}.pot")
-KEYWORDS = {"_": None, "N_": None}
+KEYWORDS = {"_": None, "N_": None, "_p": ((1, "c"), 2)}
+
 # The code that can show text to a person: the package and the Streamlit entry point.
 METHOD_MAP = [("playground/locale/**", "ignore"), ("playground/**.py", "python"),
               ("app.py", "python"), ("**", "ignore")]
@@ -118,8 +119,15 @@ def compile_all(languages: Iterable[str] = TRANSLATED) -> None:
 
 def missing(catalog: Catalog, template: Catalog) -> list[str]:
     """msgids of the code without a finished translation in `catalog`."""
-    return sorted(m.id for m in template if m.id and (
-        m.id not in catalog or not catalog[m.id].string or catalog[m.id].fuzzy))
+    gaps = []
+    for message in template:
+        if not message.id:
+            continue
+        found = catalog.get(message.id, context=message.context)
+        if found is None or not found.string or found.fuzzy:
+            gaps.append(message.id if not message.context else f"{message.context}|{message.id}")
+    return sorted(gaps)
+
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -1,7 +1,9 @@
-"""A trace reason, as the engine records it ("x: shape (3,) -> (2,)"), in the reader's language.
+"""Report codes in the reader's language: a trace reason as the engine records it ("x: shape
+(3,) -> (2,)"), and the timing modes (eager, graph, xla).
 
 The report keeps reasons in one fixed, parseable form (pitfalls read "Python value" out of
-them), so they are data; this renders their few fixed words at display time.
+them), so they are data; this renders their few fixed words at display time. Pure: the engine
+uses it too.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from .i18n import N_, _
 _PART = re.compile(r"^(?P<name>[^:;]+): (?P<what>dtype|shape|Python value) (?P<change>.+?)"
                    r"(?: \(reduce_retracing traced it as (?P<traced>.+)\))?$")
 _KIND = re.compile(r"^(?P<name>[^:;]+): (?P<change>.+)$")
+MODE_NAMES = {"eager": N_("eager"), "graph": N_("graph")}   # "xla" is a name in every language
 OTHER = N_("no argument changed: TF traced again for another reason "
          "(e.g. a variable was created on the first trace, or a captured value changed)")
 
@@ -47,3 +50,8 @@ def _colon(text: str) -> str:
 def text(reason: str) -> str:
     """The reason in the current language; unknown forms pass through unchanged."""
     return "; ".join(_part(part) for part in (reason or "").split("; ")) if reason else ""
+
+
+def mode_name(mode: str) -> str:
+    """eager, graph, xla as the reader says them; the JSON and the CSV keep the codes."""
+    return _(MODE_NAMES[mode]) if mode in MODE_NAMES else mode

@@ -6,7 +6,8 @@ from typing import Callable, Optional
 
 import streamlit as st
 
-from .. import gallery, notebook
+from .. import gallery, i18n, notebook
+
 from ..config import Settings
 from ..i18n import N_, _, sentences
 
@@ -36,7 +37,7 @@ def gallery_picker() -> None:
     if st.session_state.get(keys.EXAMPLE) not in slugs:
         st.session_state[keys.EXAMPLE] = slugs[0]
     st.selectbox(_("Example"), slugs, key=keys.EXAMPLE, on_change=state.load_example,
-                 format_func=lambda s: f"{_(gallery.BY_SLUG[s].title)} ({s})",
+                 format_func=i18n.bound(lambda s: f"{_(gallery.BY_SLUG[s].title)} ({s})"),
                  help=_("Loads an example from the gallery into the editor and the call plan."))
 
 

@@ -5,7 +5,8 @@ import dataclasses
 
 import streamlit as st
 
-from .. import specs
+from .. import i18n, specs
+
 from ..errors import SpecError
 from ..i18n import _
 from . import keys, source_info
@@ -59,7 +60,7 @@ def argument_builder(info: FunctionInfo | None) -> None:
             c1, c2, c3 = st.columns([1, 1, 2])
             kind_key = keys.param("kind", name)
             st.session_state.setdefault(kind_key, "tensor")
-            c1.selectbox(f"`{name}`", KINDS, key=kind_key, format_func=kind_label)
+            c1.selectbox(f"`{name}`", KINDS, key=kind_key, format_func=i18n.bound(kind_label))
             if st.session_state[kind_key] == "tensor":
                 st.session_state.setdefault(keys.param("dtype", name), "float32")
                 st.session_state.setdefault(keys.param("shape", name), "3")

@@ -4,15 +4,24 @@ from __future__ import annotations
 import streamlit as st
 
 from ... import gallery, i18n, notebook
-from ...i18n import N_, _
+from ...i18n import N_, _, _p
 from ...job import FunctionReport, Report
 from .. import keys
 from ..state import Result
 from . import code, console, export, graph, problems, timing, traces
 
-TABS = (N_("Converted code"), N_("Traces"), N_("Timing"), N_("Graph"), N_("Console"),
-        N_("Problems"))
-EXPORT_TAB = N_("Export")
+# The tabs by English name, shown in context "tab": "Traces" is also a metric's label.
+TAB = "tab"
+TABS = ("Converted code", "Traces", "Timing", "Graph", "Console", "Problems")
+EXPORT_TAB = "Export"
+
+
+def tab_label(name: str) -> str:
+    labels = {"Converted code": _p("tab", "Converted code"), "Traces": _p("tab", "Traces"),
+              "Timing": _p("tab", "Timing"), "Graph": _p("tab", "Graph"),
+              "Console": _p("tab", "Console"), "Problems": _p("tab", "Problems"),
+              "Export": _p("tab", "Export")}
+    return labels.get(name, name)
 # Controls drawn inside a tab, with their defaults. Streamlit forgets a widget's value in a run
 # that does not draw it, and only the open tab is drawn; held as plain state, they survive.
 TAB_CONTROLS = {keys.TIMING_LOG: True, keys.TIMING_POINTS: True}
@@ -112,7 +121,8 @@ def keep_open_tab(names: list[str], labels: list[str]) -> None:
     if held is None or held in labels:
         return
     for name, label in zip(names, labels):
-        if held in {i18n.translation(language).gettext(name) for language in i18n.LANGUAGES}:
+        if held in {i18n.translation(language).pgettext(TAB, name) for language in i18n.LANGUAGES}:
+
             st.session_state[keys.RESULT_TAB] = label
             return
 
@@ -132,7 +142,7 @@ def render(result: Result) -> None:
     if result.job.export or report.export is not None:
         names.append(EXPORT_TAB)
         views.append(lambda: export.render(result))
-    labels = [_(name) for name in names]
+    labels = [tab_label(name) for name in names]
     keep_open_tab(names, labels)
     # Only the open tab is drawn (switching tabs reruns): hidden charts, graphs and tables
     # cost the browser about 3 CPU-s per run (bench/load_test.py), and the server its time.

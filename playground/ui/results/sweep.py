@@ -7,17 +7,10 @@ from typing import Optional
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...i18n import N_, _
+from ...i18n import _
+from ...reasons import mode_name
 from ...job import SweepPoint, Timing
 from .. import keys
-
-MODE_NAMES = {"eager": N_("eager"), "graph": N_("graph")}   # "xla" is a name in every language
-
-
-def mode_name(mode: str) -> str:
-    """eager, graph, xla as the reader says them; the JSON and the CSV keep the codes."""
-    return _(MODE_NAMES[mode]) if mode in MODE_NAMES else mode
-
 
 MODES = (("eager", "eager_s", "#1f77b4"), ("graph", "graph_s", "#ff7f0e"), ("xla", "xla_s", "#2ca02c"))
 

@@ -11,6 +11,7 @@ import streamlit as st
 
 from ...i18n import N_, _
 from ...job import FunctionReport, ModeTiming, Report, Timing
+from ...reasons import mode_name
 from .. import keys
 from ..options import TIMING_LABEL
 from . import sweep
@@ -36,7 +37,7 @@ def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure
     for name, mode in modes(timing).items():
         samples_us = [s * 1e6 for s in mode.samples_s]
         every += samples_us
-        figure.add_trace(go.Box(y=samples_us, name=sweep.mode_name(name),
+        figure.add_trace(go.Box(y=samples_us, name=mode_name(name),
                                 boxpoints="all" if points else "outliers",
                                 jitter=0.4, pointpos=0))
     figure.update_layout(title=_("Steady-state time per call (first call excluded)"),
@@ -51,7 +52,7 @@ def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure
 
 def phases_figure(timing: Timing) -> go.Figure:
     names = list(modes(timing))
-    figure = go.Figure([go.Bar(name=_(PHASE_NAMES[phase]), x=[sweep.mode_name(n) for n in names],
+    figure = go.Figure([go.Bar(name=_(PHASE_NAMES[phase]), x=[mode_name(n) for n in names],
                                y=[timing.phases.get(m, {}).get(phase, 0.0) * 1000 for m in names])
                         for phase in PHASES])
     figure.update_layout(barmode="stack", title=_("First call: trace + compile + run"),
@@ -115,7 +116,7 @@ def samples_json(report: Report, timing: Timing) -> str:
 
 
 def mode_rows(timing: Timing, device: str) -> list[dict]:
-    rows = [{_("mode"): sweep.mode_name(n), _("device"): device,
+    rows = [{_("mode"): mode_name(n), _("device"): device,
  _("median µs"): round(m.median_s * 1e6, 2),
              _("IQR µs"): round(m.iqr_s * 1e6, 2),
              _("first call ms"): round(m.first_call_s * 1000, 3),
@@ -150,7 +151,7 @@ def speedups(timing: Timing) -> None:
             calls = timing.break_even_calls[mode]
             slower = (timing.speedup_graph if mode == "graph" else timing.speedup_xla or 0) < 1
             never = _("never (slower here)") if slower else _("never")
-            col.metric(_("{mode} pays back after").format(mode=mode),
+            col.metric(_("{mode} pays back after").format(mode=mode_name(mode)),
                        _("{n} calls").format(n=calls) if calls else never,
                        help=_("Calls until tracing/compile cost is recovered by faster steady "
                               "state."))
@@ -179,10 +180,11 @@ def render(report: Report, function: FunctionReport | None) -> None:
     speedups(timing)
     for name, mode in modes(timing).items():
         # The engine's own note says it already (in the job's language), on a line "mode: ...".
-        engine_flagged = any(note.startswith(f"{name}: ") for note in timing.notes)
+        engine_flagged = any(note.startswith((f"{name}: ", _("{mode}: {note}").format(
+            mode=mode_name(name), note=""))) for note in timing.notes)
         if mode.noisy and not engine_flagged:
             st.warning(_("{mode}: noisy (IQR {iqr} µs > 20% of median {median} µs); rerun or "
-                         "raise the budget.").format(mode=name, iqr=f"{mode.iqr_s * 1e6:.1f}",
+                         "raise the budget.").format(mode=mode_name(name), iqr=f"{mode.iqr_s * 1e6:.1f}",
                                                      median=f"{mode.median_s * 1e6:.1f}"))
     for note in timing.notes:
         st.info(note)
