@@ -19,6 +19,7 @@ NAMES = {
     "tf", "TensorFlow", "TF", "AutoGraph", "Grappler", "XLA", "HLO", "Python", "NumPy", "Jupyter",
     "SavedModel", "TensorBoard", "TensorSpec", "CPU", "GPU", "AMD", "EPYC", "oneDNN", "IQR", "CSV",
     "JSON", "KiB", "MiB", "ms", "µs", "py", "ipynb", "zip", "Ctrl", "Enter", "English", "shell",
+    "Keras", "matmul",
     # Python and TF words written as code in prose (the article writes "相同 shape"): keywords,
     # types, dtype, the isolation kinds.
     "int", "float", "dtype", "batch", "rank", "lambda", "def", "if", "for", "while", "None", "True",

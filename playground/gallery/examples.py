@@ -545,7 +545,7 @@ def graph_matmul(a, b):
         explanation=N_(
             "The article's own benchmark, run as a script. graph_matmul returns nothing and "
             "matmul has no side effect, so the whole graph is dead code: the Graph tab shows "
-            "all of its ops pruned, and the printed 'Graph' time is the cost of running nothing "
+            "all of its ops pruned, and the printed `Graph` time is the cost of running nothing "
             "(plus the first call's tracing), not of 100 matmuls without Python overhead."),
         source='''import tensorflow as tf
 import time
