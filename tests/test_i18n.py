@@ -104,7 +104,7 @@ SPACE_BY_FULL_WIDTH = re.compile(r" [，。：；！？、）]|[（“] ")
 def test_chinese_sentences_use_full_width_punctuation(catalog) -> None:
     """Article quotes are exempt: they keep the article's own punctuation."""
     def prose(text: str) -> str:   # without code: `spans`, f(...), %..., SIZE,...
-        return re.sub(r"`[^`]*`|\(\.\.\.\)|%\.\.\.|!pip \.\.\.|,\.\.\.", "", text)
+        return re.sub(r"`[^`]*`|\(\.\.\.\)|%\.\.\.|!pip \.\.\.|[,=]\.\.\.", "", text)
     wrong = [m.string for m in translated(catalog) if m.id not in CLAIMS and
              (ASCII_PUNCTUATION_BY_CJK.search(prose(m.string)) or SPACE_BY_FULL_WIDTH.search(m.string)
               or "  " in m.string.strip() or "..." in prose(m.string))]
