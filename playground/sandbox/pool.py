@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 from ..config import Settings
 from ..errors import LimitError, SandboxError
+from ..i18n import _
 from ..job import Job, Report
 from ..source_text import check_text
 from . import exports
@@ -106,8 +107,8 @@ class WorkerPool:
             if self._closed:
                 raise SandboxError("the worker pool is closed")
             if len(self._waiting) >= self.settings.queue_limit:
-                raise LimitError(f"Busy: {len(self._waiting)} jobs queued; "
-                                 f"try again in ~{self._eta_s(len(self._waiting))} s")
+                raise LimitError(_("Busy: {n} jobs queued; try again in ~{s} s").format(
+                    n=len(self._waiting), s=self._eta_s(len(self._waiting))))
             self._waiting.append(ticket)
         told: Optional[int] = None
         try:
