@@ -130,8 +130,8 @@ AVOIDED = ("即时执行", "跟踪", "图形", "操作数", "沙盒")
 
 @pytest.mark.parametrize("english, chinese", GLOSSARY_USE)
 def test_glossary_terms_are_used_consistently(catalog, english, chinese) -> None:
-    def words(text: str) -> str:   # placeholders and hyphenated terms (intra-op) are names
-        return re.sub(r"\{[^}]*\}|\w+-\w+", " ", text)
+    def words(text: str) -> str:   # placeholders, --flags and hyphenated terms (intra-op) are names
+        return re.sub(r"\{[^}]*\}|--[\w-]+|\w+-\w+", " ", text)
     using = [m for m in translated(catalog) if m.id not in CLAIMS and re.search(english, words(m.id))]
     assert using, f"no message says {english!r}: the check would prove nothing"
     assert [m.id for m in using if chinese not in m.string] == []
