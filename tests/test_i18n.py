@@ -319,3 +319,22 @@ def test_cli_json_stays_language_neutral_but_its_messages_follow_lang(tmp_path) 
     assert report["functions"][0]["calls"][1]["reason"] == "x: shape (3,) -> (2,)"   # data
     assert "只在追踪时执行" in report["warnings"][0]["message"]          # sentences follow LANG
     assert report["message"] == "1 个函数，2 次调用，2 次追踪"
+
+
+def test_no_function_hides_the_translator_behind_a_local_underscore() -> None:
+    """`a, _, b = ...` in a function that also calls `_()` makes `_` local there: the call then
+    raises UnboundLocalError, and only when that line runs in production."""
+    import ast
+    clashes = []
+    for path in [*(ROOT / "playground").rglob("*.py"), ROOT / "app.py"]:
+        for function in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            nodes = list(ast.walk(function))
+            binds = any(isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Store)
+                        for n in nodes)
+            calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_"
+                        for n in nodes)
+            if binds and calls:
+                clashes.append(f"{path.relative_to(ROOT)}:{function.lineno} {function.name}")
+    assert clashes == []
