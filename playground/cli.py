@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Optional, Sequence
 
-from . import gallery, specs, versions
+from . import gallery, i18n, specs, versions
 from .config import Settings, settings as load_settings
 from .errors import PlaygroundError, SourceError
 from .i18n import _
@@ -25,57 +25,81 @@ from .render_text import render
 USAGE_ERROR, REPORT_ERROR = 2, 1
 
 
+def language_parser() -> argparse.ArgumentParser:
+    """--lang alone: read before the full parser, whose help texts are in that language."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--lang", metavar="LANG", default=None,
+                        help=_("language of the text output: en or zh (default: from LANG)"))
+    return parser
+
+
+def cli_language(argv: Sequence[str], environ: Optional[dict] = None) -> str:
+    """--lang, else the terminal's LANGUAGE/LC_ALL/LC_MESSAGES/LANG, else English."""
+    known, _rest = language_parser().parse_known_args(list(argv))
+    return i18n.choose(known.lang, i18n.from_environment(os.environ if environ is None else environ))
+
+
 def build_parser() -> argparse.ArgumentParser:
+    lang = [language_parser()]
     parser = argparse.ArgumentParser(prog="python -m playground",
-                                     description="See what tf.function and AutoGraph do to code.")
+                                     description=_("See what tf.function and AutoGraph do to code."))
     commands = parser.add_subparsers(dest="command", required=True)
-    analyze = commands.add_parser("analyze", help="trace, convert and inspect a function")
-    analyze.add_argument("source", help="a .py file, or - for stdin")
+    analyze = commands.add_parser("analyze", parents=lang,
+                                  help=_("trace, convert and inspect a function"))
+    analyze.add_argument("source", help=_("a .py file, or - for stdin"))
     analyze.add_argument("--function", metavar="ENTRY",
-                         help="function name or expression such as Counter().increment; "
-                              "omit to run the file as a script")
+                         help=_("function name or expression such as Counter().increment; "
+                                "omit to run the file as a script"))
     analyze.add_argument("--call", action="append", default=[], metavar="ARGS",
-                         help='one call, e.g. "float32[2,3], n=2"; repeat for a sequence')
+                         help=_('one call, e.g. "float32[2,3], n=2"; repeat for a sequence'))
     analyze.add_argument("--signature", metavar="SPECS",
-                         help='input_signature, e.g. "float32[None,28,28,1], int32[None]"')
+                         help=_('input_signature, e.g. "float32[None,28,28,1], int32[None]"'))
     analyze.add_argument("--reduce-retracing", "--experimental-relax-shapes",
                          action="store_true", dest="reduce_retracing",
-                         help="tf.function(reduce_retracing=True), formerly experimental_relax_shapes")
-    analyze.add_argument("--jit-compile", action="store_true", help="XLA: jit_compile=True")
-    analyze.add_argument("--timing", action="store_true", help="time eager vs graph vs XLA")
+                         help=_("tf.function(reduce_retracing=True), formerly "
+                                "experimental_relax_shapes"))
+    analyze.add_argument("--jit-compile", action="store_true", help=_("XLA: jit_compile=True"))
+    analyze.add_argument("--timing", action="store_true", help=_("time eager vs graph vs XLA"))
     analyze.add_argument("--timing-budget", type=float, default=2.0, metavar="SECONDS",
-                         help="seconds of measurement per function (default 2)")
+                         help=_("seconds of measurement per function (default 2)"))
     analyze.add_argument("--sweep", metavar="ARG[DIM]=SIZES",
-                         help='with --timing: time the last call at each size, e.g. "x[0]=16,64,256"')
+                         help=_('with --timing: time the last call at each size, e.g. '
+                                '"x[0]=16,64,256"'))
     analyze.add_argument("--compare", metavar="SPEC",
-                         help='run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
-                              'jit_compile or "signature=float32[None]"; shows both and what differs')
+                         help=_('run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
+                                'jit_compile or "signature=float32[None]"; shows both and what '
+                                'differs'))
     analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     analyze.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                         help="wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)")
+                         help=_("wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)"))
     analyze.add_argument("--export", metavar="DIR",
-                         help="save the entry function as a SavedModel in DIR (with a TensorBoard "
-                              "graph log in DIR/tensorboard), verified by reloading it in a fresh "
-                              "worker")
+                         help=_("save the entry function as a SavedModel in DIR (with a "
+                                "TensorBoard graph log in DIR/tensorboard), verified by reloading "
+                                "it in a fresh worker"))
     analyze.add_argument("--tf", metavar="VERSION", default="",
-                         help="run on this installed TensorFlow version (see `versions`)")
-    analyze.add_argument("--json", action="store_true", help="print one JSON object")
+                         help=_("run on this installed TensorFlow version (see `versions`)"))
+    analyze.add_argument("--json", action="store_true", help=_("print one JSON object"))
     analyze.add_argument("--in-process", action="store_true",
-                         help="run without the sandbox (trusted code only; for debugging)")
-    example = commands.add_parser("example", help="print a gallery example's source and flags")
-    example.add_argument("slug", nargs="?", help="omit to list the examples")
-    listing = commands.add_parser("versions", help="list the installed TensorFlow versions")
-    listing.add_argument("--json", action="store_true", help="print one JSON object")
-    table = commands.add_parser("claims", help="check every gallery claim on every installed "
-                                               "TensorFlow version")
-    table.add_argument("--json", action="store_true", help="print the table as one JSON object")
-    table.add_argument("--markdown", action="store_true", help="print the README's table")
+                         help=_("run without the sandbox (trusted code only; for debugging)"))
+    example = commands.add_parser("example", parents=lang,
+                                  help=_("print a gallery example's source and flags"))
+    example.add_argument("slug", nargs="?", help=_("omit to list the examples"))
+    listing = commands.add_parser("versions", parents=lang,
+                                  help=_("list the installed TensorFlow versions"))
+    listing.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    table = commands.add_parser("claims", parents=lang,
+                                help=_("check every gallery claim on every installed "
+                                       "TensorFlow version"))
+    table.add_argument("--json", action="store_true", help=_("print the table as one JSON object"))
+    table.add_argument("--markdown", action="store_true", help=_("print the README's table"))
     table.add_argument("--example", action="append", default=[], metavar="SLUG",
-                       help="only this example (repeat for more)")
+                       help=_("only this example (repeat for more)"))
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    language = i18n.use(cli_language(argv))
     args = build_parser().parse_args(argv)
     if args.command == "example":
         return show_example(args.slug)
@@ -85,9 +109,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command == "claims":
         return show_claims(config, args)
     try:
-        job = job_from_args(args, config)
+        job = dataclasses.replace(job_from_args(args, config), language=language)
     except (PlaygroundError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(_("error: {message}").format(message=e), file=sys.stderr)
         return USAGE_ERROR
     if args.compare is not None:
         from .cli_compare import run_compare
@@ -95,7 +119,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         report = execute(job, config, in_process=args.in_process)
     except PlaygroundError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(_("error: {message}").format(message=e), file=sys.stderr)
         return REPORT_ERROR
     if args.export:
         report = save_export(report, args.export)
@@ -113,7 +137,7 @@ def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
     if args.sweep:
         specs.parse_sweep(args.sweep)
     if args.timeout is not None and args.timeout <= 0:
-        raise PlaygroundError(f"--timeout must be positive, got {args.timeout}")
+        raise PlaygroundError(_("--timeout must be positive, got {value}").format(value=args.timeout))
     filename = "<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1]
     chosen = versions.resolve(config, args.tf)    # before any worker starts: exit 2 if missing
     if args.in_process and not chosen.default:
@@ -134,7 +158,8 @@ def read_source(path: str) -> str:
         data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
         source = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise SourceError(f"{path}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+        raise SourceError(_("{path}: not UTF-8 text (byte {byte}); save it as UTF-8").format(
+            path=path, byte=e.start)) from None
     check_text(source)
     return source
 
@@ -162,8 +187,8 @@ def save_export(report: Report, target: str) -> Report:
                                                                            "savedmodel")):
         return report
     if os.path.exists(target) and os.listdir(target):
-        print(f"error: --export {target}: the directory is not empty; nothing written",
-              file=sys.stderr)
+        print(_("error: --export {target}: the directory is not empty; nothing written").format(
+            target=target), file=sys.stderr)
         shutil.rmtree(export.path, ignore_errors=True)
         return dataclasses.replace(report, export=dataclasses.replace(export, path=""))
     shutil.copytree(os.path.join(export.path, "savedmodel"), target, dirs_exist_ok=True)
@@ -204,12 +229,12 @@ def show_claims(config: Settings, args: argparse.Namespace) -> int:
 def show_example(slug: Optional[str]) -> int:
     if slug is None:
         for e in gallery.EXAMPLES:
-            print(f"{e.slug:28} {e.title}")
+            print(f"{e.slug:28} {_(e.title)}")
         return 0
     example = gallery.BY_SLUG.get(slug)
     if example is None:
-        print(f"error: no example {slug!r}; run `python -m playground example` for the list",
-              file=sys.stderr)
+        print(_("error: no example {slug}; run `python -m playground example` for the list").format(
+            slug=repr(slug)), file=sys.stderr)
         return USAGE_ERROR
     flags = [f"--function {example.function}"] if example.function else []
     flags += [f'--call "{c}"' for c in example.calls]

@@ -35,6 +35,9 @@ class Job:
     verify: Optional[str] = None            # verify this attached SavedModel; runs no user code
     attachments: dict[str, str] = field(default_factory=dict)  # name -> host dir, copied in
     tf_version: str = ""                    # "": the default install; else one listed by `python -m playground versions`
+    # Language of the report's sentences (pitfall messages and fixes, notes); codes and data
+    # stay language-neutral. i18n.LANGUAGES: "en" or "zh_CN".
+    language: str = "en"
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,10 @@ def build(job: Job, report: Optional[Report] = None) -> nbformat.NotebookNode:
     nb.metadata["language_info"] = {"name": "python"}
     version = report.tensorflow_version if report else ""
     intro = [_("# tf.function playground run"), "",
-             _("This notebook reproduces a playground run in plain TensorFlow") +
-             (f" (the playground ran TensorFlow {version})." if version else ".")]
+             _("This notebook reproduces a playground run in plain TensorFlow (the playground "
+               "ran TensorFlow {version}).").format(version=version) if version else
+             _("This notebook reproduces a playground run in plain TensorFlow.")]
+
     cells = [v4.new_markdown_cell("\n".join(intro)),
              v4.new_code_cell("import numpy as np\nimport tensorflow as tf\n\nprint(tf.__version__)"),
              v4.new_markdown_cell(_("## Your code")),

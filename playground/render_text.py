@@ -1,7 +1,9 @@
-"""Renders a Report as the plain-text summary a person wants in a terminal."""
+"""Renders a Report as the plain-text summary a person wants in a terminal, in the current language."""
 from __future__ import annotations
 
-from .i18n import _
+from . import reasons
+from .i18n import _, sentences
+
 from .job import FunctionReport, Report
 
 
@@ -9,64 +11,80 @@ def _indent(text: str, prefix: str = "      | ") -> list[str]:
     return [prefix + line for line in text.rstrip("\n").splitlines()]
 
 
+def _call_mark(c) -> str:  # type: ignore[no-untyped-def]
+    # A call that raised while tracing added no graph, but it did not reuse one either.
+    mark = _("TRACED") if c.retraced else _("raised") if c.error else _("cached")
+    mark += _(" (raised, handled by the script)") if c.handled and c.retraced else \
+        _(" (handled by the script)") if c.handled else ""
+    return mark
+
+
 def render_function(f: FunctionReport) -> list[str]:
-    lines = [f"{f.name}: {f.tracing_count} trace(s) in {len(f.calls)} call(s)"]
+    lines = [_("{name}: {traces} trace(s) in {calls} call(s)").format(
+        name=f.name, traces=f.tracing_count, calls=len(f.calls))]
     for c in f.calls:
-        # A call that raised while tracing added no graph, but it did not reuse one either.
-        mark = "TRACED" if c.retraced else "raised" if c.error else "cached"
-        mark += _(" (raised, handled by the script)") if c.handled and c.retraced else \
-            _(" (handled by the script)") if c.handled else ""
-        head = f"  #{c.index} ({c.args or 'no arguments'})  {mark}"
+        head = f"  #{c.index} ({c.args or _('no arguments')})  {_call_mark(c)}"
         if c.reason:
-            head += f"  because {c.reason}"
+            head += "  " + _("because {reason}").format(reason=reasons.text(c.reason))
         lines.append(head)
         lines += _indent(c.stdout) if c.stdout.strip() else []
         if c.error:
-            where = f" at line {c.error.line}" if c.error.line else ""
+            where = _(" at line {line}").format(line=c.error.line) if c.error.line else ""
             message = c.error.message.splitlines()[-1][:200] if c.error.message else ""
             lines.append(f"      ! {c.error.type}{where}: {message}")
         elif c.output is not None:
             lines.append(f"      -> {c.output}")
     if f.graph:
         g = f.graph
-        lines.append(f"  graph: {g.op_count} ops, {g.op_count_optimized} after Grappler. {g.note}")
+        lines.append("  " + sentences(_("graph: {ops} ops, {optimized} after Grappler.").format(
+            ops=g.op_count, optimized=g.op_count_optimized), g.note))
     if f.concrete_signatures:
-        lines.append("  concrete signatures:")
+        lines.append("  " + _("concrete signatures:"))
         lines += [f"    {s}" for s in f.concrete_signatures]
     if f.hlo:
-        lines.append(f"  HLO: {len(f.hlo.splitlines())} lines (use --json to see it)")
+        lines.append("  " + _("HLO: {n} lines (use --json to see it)").format(n=len(f.hlo.splitlines())))
     if f.timing:
-        t = f.timing
-        lines.append(f"  timing (median per call): eager {t.eager.median_s * 1e6:.1f} us, "
-                     f"graph {t.graph.median_s * 1e6:.1f} us"
-                     + (f", XLA {t.xla.median_s * 1e6:.1f} us" if t.xla else "")
-                     + f"; graph speedup {t.speedup_graph:.2f}x"
-                     + (" ({:.2f}-{:.2f})".format(*t.speedup_range["graph"])
-                        if "graph" in t.speedup_range else ""))
-        lines += [f"    note: {n}" for n in t.notes]
-        if t.sweep:
-            lines.append(f"  size sweep ({t.sweep_label}): size, eager, graph, XLA (us), graph traces")
-            for p in t.sweep:
-                cells = [f"{v * 1e6:9.1f}" if v is not None else "        -"
-                         for v in (p.eager_s, p.graph_s, p.xla_s)]
-                lines.append(f"    {p.size:>7} {' '.join(cells)}   {p.graph_traces}")
+        lines += _timing_lines(f)
     if f.conversion_note:
-        lines.append(f"  note: {f.conversion_note}")
-    lines += [f"  TF warning: {w}" for w in f.retracing_warnings]
+        lines.append("  " + _("note: {note}").format(note=f.conversion_note))
+    lines += ["  " + _("TF warning: {warning}").format(warning=w) for w in f.retracing_warnings]
+    return lines
+
+
+def _timing_lines(f: FunctionReport) -> list[str]:
+    t = f.timing
+    assert t is not None
+    spread = (" ({:.2f}-{:.2f})".format(*t.speedup_range["graph"]) if "graph" in t.speedup_range
+              else "")
+    xla = _(", XLA {xla} us").format(xla=f"{t.xla.median_s * 1e6:.1f}") if t.xla else ""
+    lines = ["  " + _("timing (median per call): eager {eager} us, graph {graph} us{xla}; graph "
+                      "speedup {speedup}x{spread}").format(
+        eager=f"{t.eager.median_s * 1e6:.1f}", graph=f"{t.graph.median_s * 1e6:.1f}", xla=xla,
+        speedup=f"{t.speedup_graph:.2f}", spread=spread)]
+    lines += ["    " + _("note: {note}").format(note=n) for n in t.notes]
+    if t.sweep:
+        lines.append("  " + _("size sweep ({label}): size, eager, graph, XLA (us), graph traces").format(
+            label=t.sweep_label))
+        for p in t.sweep:
+            cells = [f"{v * 1e6:9.1f}" if v is not None else "        -"
+                     for v in (p.eager_s, p.graph_s, p.xla_s)]
+            lines.append(f"    {p.size:>7} {' '.join(cells)}   {p.graph_traces}")
     return lines
 
 
 def render(report: Report) -> str:
-    isolation = report.sandbox.isolation if report.sandbox else "none (in process)"
-    lines = [f"TensorFlow {report.tensorflow_version} on {report.device}; isolation: {isolation}",
-             f"status: {report.status}: {report.message}"]
+    isolation = report.sandbox.isolation if report.sandbox else _("none (in process)")
+    lines = [_("TensorFlow {version} on {device}; isolation: {isolation}").format(
+                 version=report.tensorflow_version, device=report.device, isolation=isolation),
+             _("status: {status}: {message}").format(status=report.status, message=report.message)]
     if report.error:
-        where = f" (line {report.error.line})" if report.error.line else ""
+        where = _(" (line {line})").format(line=report.error.line) if report.error.line else ""
         if report.error.traceback:   # Python's own shape, which ends with the message
-            lines.append(f"error{where}: {report.error.type}")
+            lines.append(_("error{where}: {type}").format(where=where, type=report.error.type))
             lines += _indent(report.error.traceback, "  ")
         else:
-            lines.append(f"error{where}: {report.error.type}: {report.error.message}")
+            lines.append(_("error{where}: {type}").format(where=where, type=report.error.type)
+                         + f": {report.error.message}")
     environment = report.environment
     if environment:
         lines.append(_("environment: Python {python}, {cpus} CPU(s), TF threads intra-op {intra} / "
@@ -85,17 +103,18 @@ def render(report: Report) -> str:
         lines += render_function(f)
     per_call = "".join(c.stdout for f in report.functions for c in f.calls)
     if report.stdout.strip() and report.stdout != per_call:
-        lines += ["", "stdout of the whole run:"] + _indent(report.stdout, "  | ")
+        lines += ["", _("stdout of the whole run:")] + _indent(report.stdout, "  | ")
     if report.export is not None:
         e = report.export
-        lines += ["", f"export: {'verified' if e.verified else 'NOT verified'}"
+        lines += ["", _("export: {state}").format(state=_("verified") if e.verified else _("NOT verified"))
                   + (f" -> {e.path}" if e.path else ""), f"  {e.reason}"]
         for sig in e.signatures:
-            state = {True: "pass", False: "FAIL", None: "not checked"}[sig.verified]
+            state = {True: _("pass"), False: _("FAIL"), None: _("not checked")}[sig.verified]
             lines.append(f"  {sig.key}: {sig.inputs} -> {sig.outputs}  [{state}] {sig.message}")
     if report.warnings:
-        lines += ["", "pitfalls:"]
+        lines += ["", _("pitfalls:")]
         for w in report.warnings:
-            lines.append(f"  line {w.line} [{w.code}] {w.message}")
-            lines.append(f"      fix: {w.fix}")
+            lines.append("  " + _("line {line} [{code}] {message}").format(
+                line=w.line, code=w.code, message=w.message))
+            lines.append("      " + _("fix: {fix}").format(fix=w.fix))
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from .errors import SpecError, TensorTooLargeError
+from .i18n import _
 
 # TF's canonical dtype names (tf.dtypes.DType.name), plus the aliases TF accepts.
 DTYPES = (
@@ -86,14 +87,14 @@ def split_top_level(text: str) -> list[str]:
         elif ch in "])}":
             depth -= 1
             if depth < 0:
-                raise SpecError(f"unbalanced '{ch}' in {text!r}")
+                raise SpecError(_("unbalanced {char} in {text}").format(char=f"'{ch}'", text=repr(text)))
         elif ch == "," and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     if quote:
-        raise SpecError(f"unterminated string in {text!r}")
+        raise SpecError(_("unterminated string in {text}").format(text=repr(text)))
     if depth:
-        raise SpecError(f"unclosed bracket in {text!r}")
+        raise SpecError(_("unclosed bracket in {text}").format(text=repr(text)))
     parts.append(text[start:])
     return parts
 
@@ -102,8 +103,10 @@ def parse_dtype(name: str, context: str) -> str:
     if name in DTYPES:
         return name
     close = difflib.get_close_matches(name, DTYPES, n=1)
-    hint = f" (did you mean {close[0]}?)" if close else f"; known dtypes: {', '.join(DTYPES)}"
-    raise SpecError(f"unknown dtype {name!r} in {context!r}{hint}")
+    hint = (_(" (did you mean {dtype}?)").format(dtype=close[0]) if close else
+            _("; known dtypes: {dtypes}").format(dtypes=", ".join(DTYPES)))
+    raise SpecError(_("unknown dtype {name} in {context}").format(name=repr(name), context=repr(context))
+                    + hint)
 
 
 def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
@@ -111,7 +114,8 @@ def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
     """Parses "float32[2,3]"; None dims only where allow_dynamic (input signatures)."""
     m = _SPEC_RE.match(text)
     if not m:
-        raise SpecError(f"expected DTYPE[DIMS] such as float32[2,3], got {text.strip()!r}")
+        raise SpecError(_("expected DTYPE[DIMS] such as float32[2,3], got {text}").format(
+            text=repr(text.strip())))
     dtype = parse_dtype(m.group(1), text.strip())
     dims_text = m.group(2).strip()
     shape: list[int | None] = []
@@ -123,12 +127,14 @@ def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
             elif dim.isdigit():
                 shape.append(int(dim))
             elif dim in ("None", "?", "-1"):
-                raise SpecError(
-                    f"dynamic dim {dim!r} in {text.strip()!r}: a call needs concrete sizes; "
-                    "use None only in --signature")
+                raise SpecError(_(
+                    "dynamic dim {dim} in {text}: a call needs concrete sizes; use None only in "
+                    "--signature").format(dim=repr(dim), text=repr(text.strip())))
             else:
-                raise SpecError(f"malformed dim {dim!r} in {text.strip()!r}: dims are "
-                                "non-negative integers" + (" or None" if allow_dynamic else ""))
+                raise SpecError((_("malformed dim {dim} in {text}: dims are non-negative integers "
+                                   "or None") if allow_dynamic else
+                                 _("malformed dim {dim} in {text}: dims are non-negative "
+                                   "integers")).format(dim=repr(dim), text=repr(text.strip())))
     spec = TensorSpec(dtype, tuple(shape))
     check_size(spec.num_elements, str(spec), max_elements)
     return spec
@@ -137,23 +143,24 @@ def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
 def check_size(elements: int, what: str, max_elements: int) -> None:
     if elements > max_elements:
         raise TensorTooLargeError(
-            f"{what} has {elements:,} elements, over the cap of {max_elements:,} "
-            "(PLAYGROUND_MAX_TENSOR_ELEMENTS); use a smaller shape")
+            _("{what} has {elements} elements, over the cap of {cap} "
+              "(PLAYGROUND_MAX_TENSOR_ELEMENTS); use a smaller shape").format(
+                what=what, elements=f"{elements:,}", cap=f"{max_elements:,}"))
 
 
 def parse_value(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> Arg:
     """Parses one argument: a tensor spec, or a Python literal."""
     stripped = text.strip()
     if not stripped:
-        raise SpecError("empty argument (two commas in a row?)")
+        raise SpecError(_("empty argument (two commas in a row?)"))
     if _SPEC_RE.match(stripped) and not stripped.startswith(("[", "(")):
         return parse_tensor_spec(stripped, max_elements=max_elements)
     try:
         value = ast.literal_eval(stripped)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        raise SpecError(
-            f"cannot read argument {stripped!r}: use DTYPE[DIMS] (e.g. float32[3]) "
-            "or a Python literal (1, 2.5, True, \"a\", None)") from None
+        raise SpecError(_(
+            "cannot read argument {text}: use DTYPE[DIMS] (e.g. float32[3]) or a Python literal "
+            "(1, 2.5, True, \"a\", None)").format(text=repr(stripped))) from None
     return PyValue(value, stripped)
 
 
@@ -171,12 +178,13 @@ def parse_call(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> CallSp
         m = _NAME_RE.match(part)
         if m and not _SPEC_RE.match(part.strip()):
             name = m.group(1)
-            if any(k == name for k, _ in kwargs):
-                raise SpecError(f"argument {name!r} given twice in {text.strip()!r}")
+            if any(k == name for k, _value in kwargs):
+                raise SpecError(_("argument {name} given twice in {text}").format(
+                    name=repr(name), text=repr(text.strip())))
             kwargs.append((name, parse_value(m.group(2), max_elements=max_elements)))
         elif kwargs:
-            raise SpecError(f"positional argument {part.strip()!r} after a keyword "
-                            f"argument in {text.strip()!r}")
+            raise SpecError(_("positional argument {part} after a keyword argument in {text}").format(
+                part=repr(part.strip()), text=repr(text.strip())))
         else:
             args.append(parse_value(part, max_elements=max_elements))
     call = CallSpec(tuple(args), tuple(kwargs))
@@ -212,14 +220,17 @@ def parse_sweep(text: str) -> Sweep:
     """Parses "x[0]=16,64,256" (by name) or "0[1]=8,32" (by position)."""
     m = _SWEEP_RE.match(text)
     if not m:
-        raise SpecError(f"expected ARG[DIM]=SIZE,SIZE,... such as x[0]=16,64,256, got {text!r}")
+        raise SpecError(_("expected ARG[DIM]=SIZE,SIZE,... such as x[0]=16,64,256, got {text}").format(
+            text=repr(text)))
     sizes = []
     for raw in m.group(3).split(","):
         if not raw.strip().isdigit() or int(raw) <= 0:
-            raise SpecError(f"sweep size {raw.strip()!r} in {text!r} is not a positive integer")
+            raise SpecError(_("sweep size {size} in {text} is not a positive integer").format(
+                size=repr(raw.strip()), text=repr(text)))
         sizes.append(int(raw))
     if len(sizes) > MAX_SWEEP_POINTS:
-        raise SpecError(f"{len(sizes)} sweep sizes in {text!r}; at most {MAX_SWEEP_POINTS}")
+        raise SpecError(_("{n} sweep sizes in {text}; at most {limit}").format(
+            n=len(sizes), text=repr(text), limit=MAX_SWEEP_POINTS))
     arg: Union[str, int] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
     return Sweep(arg, int(m.group(2)), tuple(sizes))
 
@@ -229,16 +240,16 @@ def resize(call: CallSpec, sweep: Sweep, size: int, max_elements: int = DEFAULT_
     args, kwargs = list(call.args), dict(call.kwargs)
     if isinstance(sweep.arg, int):
         if sweep.arg >= len(args):
-            raise SpecError(f"sweep argument {sweep.arg} but the call ({call}) has {len(args)} "
-                            "positional argument(s)")
+            raise SpecError(_("sweep argument {arg} but the call ({call}) has {n} positional "
+                              "argument(s)").format(arg=sweep.arg, call=call, n=len(args)))
         target = args[sweep.arg]
     elif sweep.arg in kwargs:
         target = kwargs[sweep.arg]
     else:
-        raise SpecError(f"sweep argument {sweep.arg!r} is not a keyword of the call ({call}); "
-                        "use its position, e.g. 0[0]=...")
+        raise SpecError(_("sweep argument {arg} is not a keyword of the call ({call}); use its "
+                          "position, e.g. 0[0]=...").format(arg=repr(sweep.arg), call=call))
     if not isinstance(target, TensorSpec) or sweep.dim >= len(target.shape):
-        raise SpecError(f"argument {target} has no dimension {sweep.dim}")
+        raise SpecError(_("argument {arg} has no dimension {dim}").format(arg=target, dim=sweep.dim))
     shape = list(target.shape)
     shape[sweep.dim] = size
     resized = TensorSpec(target.dtype, tuple(shape))

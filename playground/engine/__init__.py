@@ -18,7 +18,8 @@ from typing import Any, Callable, Iterator, Optional
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep C++ info lines out of user output
 import tensorflow as tf  # noqa: E402
 
-from .. import specs
+from .. import i18n, specs
+from ..i18n import _
 from ..config import settings
 from ..errors import PlaygroundError
 from ..job import ErrorInfo, ExportInfo, FunctionReport, Job, Report
@@ -37,6 +38,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
     """Runs the job in this process. Callers that run untrusted code go through the sandbox."""
     emit = emit or (lambda event: None)
     started = time.perf_counter()
+    i18n.use(job.language)   # the report's sentences (pitfalls, notes) in the job's language
     if job.verify is not None:
         return _verify(job, started)
     config = settings()
@@ -108,7 +110,7 @@ class _Run:
             if self.job.function is None and e.code in (None, 0, False):
                 return           # a script that exits 0 has succeeded, as under plain Python
             self.error = dataclasses.replace(error_info(e, self.job.filename), message=(
-                f"the code called exit({e.code!r})"))
+                _("the code called {call}").format(call=f"exit({e.code!r})")))
             raise _Stop() from e
         except (Exception, KeyboardInterrupt) as e:  # the user's code raised: at the user's line
             self.error = error_info(e, self.job.filename)
@@ -172,9 +174,11 @@ class _Run:
                     graph = graphs.graph_info(tracked.traces[-1],    # 6. inspect the graph
                                               self.job.filename)
                 except Exception as e:
-                    notes.append(f"graph inspection failed: {type(e).__name__}: {e}")
+                    notes.append(_("graph inspection failed: {error}").format(
+                        error=f"{type(e).__name__}: {e}"))
         if tracked.last_ok_args is None and options.get("jit_compile"):
-            notes.append("No HLO: no call succeeded, so XLA had nothing to compile.")
+            notes.append(_("No HLO: no call succeeded, so XLA had nothing to compile."))
+
         if tracked.last_ok_args is not None:
             args, kwargs = tracked.last_ok_args
             if options.get("jit_compile"):
@@ -185,7 +189,7 @@ class _Run:
         return FunctionReport(
             name=tracked.name, tracing_count=tracked.tracing_count, calls=tracked.calls,
             concrete_signatures=tracked.concrete_signatures(), converted_code=code,
-            graph=graph, hlo=hlo, timing=measured, conversion_note=" ".join(notes),
+            graph=graph, hlo=hlo, timing=measured, conversion_note=i18n.sentences(*notes),
             retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
             line=_line_of(tracked.python_function, self.job.filename),
             global_names=self.global_names.get(tracked, []), converted_code_lines=code_lines)
@@ -195,15 +199,17 @@ class _Run:
         if not self.job.export:
             return
         if self.job.function is None or not self.tracked:
-            self.export = ExportInfo([], False, "", reason="Export needs an entry function: pick "
-                                     "one (--function) instead of running the file as a script.")
+            self.export = ExportInfo([], False, "", reason=_(
+                "Export needs an entry function: pick one (--function) instead of running the "
+                "file as a script."))
             return
         tracked = self.tracked[0]
         try:
             self.export = exporting.export(tracked, tracked.options, self.owner,
                                            exporting.out_dir())
         except Exception as e:  # an export failure must not lose the analysis
-            self.export = ExportInfo([], False, "", reason=f"Export failed: {type(e).__name__}: {e}")
+            self.export = ExportInfo([], False, "", reason=_("Export failed: {error}").format(
+                error=f"{type(e).__name__}: {e}"))
 
     def time_function(self, tracked: TrackedFunction, options: dict, args: list, kwargs: dict,
                       notes: list[str]) -> Optional[Any]:
@@ -214,7 +220,7 @@ class _Run:
                 device=self.device, progress=lambda mode, done: self.emit(
                     {"event": "timing", "function": tracked.name, "mode": mode, "progress": done}))
         except Exception as e:
-            notes.append(f"timing failed: {type(e).__name__}: {e}")
+            notes.append(_("timing failed: {error}").format(error=f"{type(e).__name__}: {e}"))
             return None
         extra: dict[str, Any] = {"environment": devices.environment(self.device)}
         if self.job.sweep and self.plan:
@@ -226,9 +232,9 @@ class _Run:
                 extra["sweep"] = timing.sweep(tracked.python_function, plain, sized,
                                               budget_s=self.job.timing_budget_s,
                                               device=self.device)
-                extra["sweep_label"] = f"{asked.arg} dim {asked.dim}"
+                extra["sweep_label"] = _("{arg} dim {dim}").format(arg=asked.arg, dim=asked.dim)
             except PlaygroundError as e:
-                notes.append(f"size sweep {self.job.sweep}: {e}")
+                notes.append(_("size sweep {sweep}: {error}").format(sweep=self.job.sweep, error=e))
         return dataclasses.replace(measured, **extra)
 
     def function_report_safe(self, tracked: TrackedFunction) -> FunctionReport:
@@ -248,7 +254,7 @@ class _Run:
             status = "error"
         message = _summary(status, self.error, functions)
         if truncated:
-            status, message = "killed", "Output limit: 1 MiB printed, rest dropped"
+            status, message = "killed", _("Output limit: 1 MiB printed, rest dropped")
         return Report(tensorflow_version=tf.__version__, device=devices.describe(self.device),
                       status=status, error=self.error, stdout=self.stdout, warnings=warnings,
                       functions=functions, message=message, duration_s=duration,
@@ -263,11 +269,12 @@ def _verify(job: Job, started: float) -> Report:
     try:
         info, error = verify(root), None
     except Exception as e:
-        info = ExportInfo([], False, root, reason=f"The SavedModel did not load: {type(e).__name__}")
+        info = ExportInfo([], False, root, reason=_("The SavedModel did not load: {error}").format(
+            error=type(e).__name__))
         error = error_info(e, job.filename)
     status = "ok" if error is None else "error"
-    message = ("SavedModel verified: every signature reproduced the run's outputs" if info.verified
-               else "SavedModel verification failed" if error is None else info.reason)
+    message = (_("SavedModel verified: every signature reproduced the run's outputs") if info.verified
+               else _("SavedModel verification failed") if error is None else info.reason)
     return Report(tensorflow_version=tf.__version__, device=devices.describe("/CPU:0"),
                   status=status, error=error, stdout="", warnings=[], functions=[],
                   message=message, duration_s=time.perf_counter() - started, export=info)
@@ -302,8 +309,9 @@ def _arity_error(python_function: Callable, call: specs.CallSpec) -> str:
     try:
         parameters.bind(*call.args, **dict(call.kwargs))
     except TypeError as e:
-        names = ", ".join(parameters.parameters) or "no arguments"
-        return f"call ({call}) does not fit {python_function.__name__}({names}): {e}"
+        names = ", ".join(parameters.parameters) or _("no arguments")
+        return _("call ({call}) does not fit {signature}: {error}").format(
+            call=call, signature=f"{python_function.__name__}({names})", error=e)
     return ""
 
 
@@ -325,9 +333,11 @@ def _summary(status: str, error: Optional[ErrorInfo], functions: list[FunctionRe
         return f"{error.type}{where}: {error.message.splitlines()[0][:200]}"
     failed = sum(1 for f in functions for c in f.calls if c.error and not c.handled)
     handled = sum(1 for f in functions for c in f.calls if c.handled)
-    text = f"{len(functions)} function(s), {calls} call(s), {traces} trace(s)"
-    text += f", {failed} call(s) raised" if failed else ""
-    return text + (f", {handled} call(s) raised and were handled by the script" if handled else "")
+    text = _("{functions} function(s), {calls} call(s), {traces} trace(s)").format(
+        functions=len(functions), calls=calls, traces=traces)
+    text += _(", {failed} call(s) raised").format(failed=failed) if failed else ""
+    return text + (_(", {handled} call(s) raised and were handled by the script").format(
+        handled=handled) if handled else "")
 
 
 def _playground_error(e: PlaygroundError) -> ErrorInfo:

@@ -13,12 +13,14 @@ from typing import Any, Callable
 
 import tensorflow as tf
 
+from ..i18n import N_, _, sentences
 from ..job import CodeLine
 
 from .entry import is_lambda, source_function
 from .frames import hide_paths
 
-LAMBDA_NOTE = ("This is a lambda. AutoGraph cannot convert control flow in a lambda (there are no "
+LAMBDA_NOTE = N_("This is a lambda. AutoGraph cannot convert control flow in a lambda (there are no "
+
                "if/for/while statements to rewrite, and a lambda sharing its line with another "
                "cannot be located at all), so the graph is whatever its TF ops build. Use `def` to "
                "see AutoGraph at work.")
@@ -28,14 +30,17 @@ def converted_code(python_function: Callable,
                    filename: str = "") -> tuple[str | None, str, list[CodeLine]]:
     """Returns (code, note, line map); code is None when AutoGraph could not convert it."""
     target = source_function(python_function)
-    note = LAMBDA_NOTE if is_lambda(python_function) else ""
+    note = _(LAMBDA_NOTE) if is_lambda(python_function) else ""
+
     try:
         converted = tf.autograph.to_graph(target)
         code = textwrap.dedent(inspect.getsource(converted))
     except Exception as e:  # AutoGraph's own conversion errors are many and private
-        reason = f"AutoGraph could not convert {getattr(target, '__name__', target)!r}: " \
-                 f"{type(e).__name__}: {hide_paths(str(e).splitlines()[0]) if str(e) else ''}"
-        return None, (note + " " + reason).strip(), []
+        reason = _("AutoGraph could not convert {name}: {error}").format(
+            name=repr(getattr(target, '__name__', target)),
+            error=f"{type(e).__name__}: {hide_paths(str(e).splitlines()[0]) if str(e) else ''}")
+
+        return None, sentences(note, reason), []
     try:
         lines = line_map(converted, code, filename)
     except Exception:  # the map is private API; the code itself is what matters most

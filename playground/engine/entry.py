@@ -8,6 +8,7 @@ import inspect
 from typing import Any, Callable
 
 from ..errors import EntryError
+from ..i18n import _
 
 
 def resolve(expression: str, namespace: dict) -> tuple[Any, Any]:
@@ -28,14 +29,18 @@ def resolve(expression: str, namespace: dict) -> tuple[Any, Any]:
     except NameError:
         names = sorted(k for k, v in namespace.items() if callable(v) and not k.startswith("_")
                        and getattr(v, "__module__", None) == namespace.get("__name__"))
-        hint = f"; functions in the source: {', '.join(names)}" if names else ""
-        raise EntryError(f"entry {expression!r} is not defined in the source{hint}") from None
+        hint = _("; functions in the source: {names}").format(names=", ".join(names)) if names else ""
+        raise EntryError(_("entry {entry} is not defined in the source").format(
+            entry=repr(expression)) + hint) from None
     except SyntaxError as e:
-        raise EntryError(f"entry {expression!r} is not a valid expression: {e.msg}") from None
+        raise EntryError(_("entry {entry} is not a valid expression: {error}").format(
+            entry=repr(expression), error=e.msg)) from None
     except Exception as e:
-        raise EntryError(f"evaluating entry {expression!r} raised {type(e).__name__}: {e}") from e
+        raise EntryError(_("evaluating entry {entry} raised {error}").format(
+            entry=repr(expression), error=f"{type(e).__name__}: {e}")) from e
     if not callable(target):
-        raise EntryError(f"entry {expression!r} is a {type(target).__name__}, not a callable")
+        raise EntryError(_("entry {entry} is a {kind}, not a callable").format(
+            entry=repr(expression), kind=type(target).__name__))
     return target, owner
 
 

@@ -13,6 +13,8 @@ from typing import Any, Optional
 import numpy as np
 import tensorflow as tf
 
+from ..i18n import _, sentences
+
 from ..job import ExportInfo
 from . import compat
 from .tracing import TrackedFunction
@@ -46,7 +48,8 @@ def export(tracked: TrackedFunction, options: dict, owner: Any, root: str) -> Ex
         return ExportInfo(signatures=[], verified=False, path=root, reason=_save_error(e))
     checks = _write_checks(tracked, os.path.join(root, "checks"))
     _write_graph_log(tracked, os.path.join(root, "tensorboard"))
-    reason += f" Wrote {checks} check(s) from this run's calls for the reload test."
+    reason = sentences(reason, _("Wrote {n} check(s) from this run's calls for the reload "
+                                 "test.").format(n=checks))
     return ExportInfo(signatures=[], verified=False, path=root, reason=reason)
 
 
@@ -54,12 +57,13 @@ def _from_signature(tracked: TrackedFunction, signature: list) -> tuple[dict, st
     try:
         concrete = tracked.fn.get_concrete_function()   # the signature's trace, usually cached
     except Exception as e:
-        return {}, f"Cannot export: tracing the input_signature failed: {type(e).__name__}: " \
-                   f"{_first_line(e)}"
+        return {}, _("Cannot export: tracing the input_signature failed: {error}").format(
+            error=f"{type(e).__name__}: {_first_line(e)}")
     specs = ", ".join(f"{s.dtype.name}{list(s.shape) if s.shape.rank is not None else '[?]'}"
                       for s in signature)
-    return {"serving_default": concrete}, \
-        f"Saved serving_default from the input_signature ({specs}); None dims stay dynamic."
+    return {"serving_default": concrete}, _(
+        "Saved serving_default from the input_signature ({specs}); None dims stay dynamic.").format(
+        specs=specs)
 
 
 def _from_traces(tracked: TrackedFunction) -> tuple[dict, str]:
@@ -67,22 +71,25 @@ def _from_traces(tracked: TrackedFunction) -> tuple[dict, str]:
     if not tracked.traces:
         failed = next((c.error for c in tracked.calls if c.error), None)
         why = f" ({failed.type}: {failed.message.splitlines()[-1][:200]})" if failed else ""
-        return {}, "Cannot export: no call traced successfully, so there is no graph to save" + why
+        return {}, _("Cannot export: no call traced successfully, so there is no graph to "
+                     "save") + why
     problems = []
     for cf in tracked.traces:
         for name, param in compat.parameters(cf).items():
             constraint = param.type_constraint
             if not isinstance(constraint, tf.TensorSpec):
-                problems.append(f"argument {name!r} is traced as {constraint}")
+                problems.append(_("argument {name} is traced as {constraint}").format(
+                    name=repr(name), constraint=constraint))
     if problems:
-        return {}, ("Cannot export: SavedModel signatures take tensors only, but "
-                    + "; ".join(sorted(set(problems))) + ". Pass it as a tensor, or set an "
-                    "input_signature.")
+        return {}, _("Cannot export: SavedModel signatures take tensors only, but {problems}. "
+                     "Pass it as a tensor, or set an input_signature.").format(
+            problems="; ".join(sorted(set(problems))))
     concretes = {("serving_default" if i == 0 else f"serving_{i}"): cf
                  for i, cf in enumerate(tracked.traces)}
-    return concretes, (f"No input_signature: saved the {len(concretes)} traced concrete "
-                       f"signature(s) ({', '.join(concretes)}); a shape that was never traced "
-                       "has no signature. Set an input_signature with None dims to serve any size.")
+    return concretes, _("No input_signature: saved the {n} traced concrete signature(s) "
+                        "({names}); a shape that was never traced has no signature. Set an "
+                        "input_signature with None dims to serve any size.").format(
+        n=len(concretes), names=", ".join(concretes))
 
 
 def _write_checks(tracked: TrackedFunction, folder: str) -> int:
@@ -116,10 +123,10 @@ def _write_graph_log(tracked: TrackedFunction, folder: str) -> Optional[str]:
 
 def _save_error(e: Exception) -> str:
     if "singleton tf.Variables" in str(e):
-        return ("Cannot export: the function creates a tf.Variable in its body, so it has no "
-                "graph that runs twice. Create the variable once outside (or in a tf.Module's "
-                "__init__) and export again.")
-    return f"TensorFlow could not save it: {type(e).__name__}: {_first_line(e)}"
+        return _("Cannot export: the function creates a tf.Variable in its body, so it has no "
+                 "graph that runs twice. Create the variable once outside (or in a tf.Module's "
+                 "__init__) and export again.")
+    return _("TensorFlow could not save it: {error}").format(error=f"{type(e).__name__}: {_first_line(e)}")
 
 
 def _first_line(e: Exception) -> str:

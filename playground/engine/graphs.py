@@ -9,13 +9,15 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, meta_graph_pb2
 from tensorflow.python.grappler import tf_optimizer
 
+from ..i18n import N_, _, sentences
+
 from ..job import GraphInfo, GraphOp
 
 MAX_DOT_NODES = 60
 MAX_LISTED_OPS = 2000       # ops listed one by one in the report; the per-line counts cover all
-NOTHING_FETCHED = ("The function returns nothing and has no side-effecting op, so all {n} ops are "
-                   "dead code: the runtime prunes the whole graph and each call runs none of them. "
-                   "A 'graph is faster' timing of such a function measures doing nothing.")
+NOTHING_FETCHED = N_("The function returns nothing and has no side-effecting op, so all {n} ops "
+                     "are dead code: the runtime prunes the whole graph and each call runs none of "
+                     "them. A 'graph is faster' timing of such a function measures doing nothing.")
 LOWERED = {"StatelessIf", "If", "StatelessWhile", "While", "StatefulPartitionedCall",
            "PartitionedCall"}
 CONTROL_FLOW_V1 = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}
@@ -47,12 +49,13 @@ def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
     before = op_types(graph_def)
     try:
         if not concrete.outputs and not concrete.graph.control_outputs:
-            after, note = Counter(), NOTHING_FETCHED.format(n=sum(before.values()))
+            after, note = Counter(), _(NOTHING_FETCHED).format(n=sum(before.values()))
         else:
             after = op_types(optimize(concrete))
             note = explain(before, after)
     except Exception as e:  # Grappler rejects some graphs; the unoptimised view still helps
-        after, note = Counter(), f"Grappler could not optimise this graph: {type(e).__name__}: {e}"
+        after, note = Counter(), _("Grappler could not optimise this graph: {error}").format(
+            error=f"{type(e).__name__}: {e}")
     ops = graph_ops(concrete.graph, filename)
     by_line = Counter(str(op.line) for op in ops if op.line is not None)
     return GraphInfo(op_count=sum(before.values()), op_count_optimized=sum(after.values()),
@@ -102,16 +105,18 @@ def explain(before: Counter, after: Counter) -> str:
     if n_after < n_before:
         gone = [f"{op} {before[op]}->{after.get(op, 0)}" for op in before
                 if after.get(op, 0) < before[op]]
-        notes.append(f"Grappler removed {n_before - n_after} of {n_before} ops "
-                     f"(constant folding, dead-code and duplicate elimination): {', '.join(gone[:8])}.")
+        notes.append(_("Grappler removed {removed} of {total} ops (constant folding, dead-code and "
+                       "duplicate elimination): {ops}.").format(
+            removed=n_before - n_after, total=n_before, ops=", ".join(gone[:8])))
     lowered = [op for op in before if op in LOWERED and after.get(op, 0) < before[op]]
     if any(op in CONTROL_FLOW_V1 for op in after) and lowered:
-        notes.append(f"{', '.join(sorted(lowered))} were lowered to Switch/Merge/Enter/Exit "
-                     "control-flow ops, so op types change, not only counts.")
+        notes.append(_("{ops} were lowered to Switch/Merge/Enter/Exit control-flow ops, so op "
+                       "types change, not only counts.").format(ops=", ".join(sorted(lowered))))
     if n_after > n_before:
-        notes.append(f"Grappler added {n_after - n_before} ops (lowering control flow or "
-                     "inlining function bodies expands them).")
-    return " ".join(notes) or "Grappler left the op count unchanged."
+        notes.append(_("Grappler added {added} ops (lowering control flow or inlining function "
+                       "bodies expands them).").format(added=n_after - n_before))
+    return sentences(*notes) or _("Grappler left the op count unchanged.")
+
 
 
 def to_dot(graph_def: Any, limit: int = MAX_DOT_NODES) -> str:

@@ -9,6 +9,8 @@ import ast
 from typing import Any, Callable, Iterable, Optional
 
 from .. import specs
+from ..i18n import _, sentences
+
 from ..job import FunctionReport, Warning
 
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "setdefault", "add",
@@ -116,74 +118,84 @@ def _static(node: Any, report: FunctionReport, module_values: dict[str, list[int
             if isinstance(func, ast.Name) and func.id == "print":
                 printed = sum(1 for c in report.calls if c.stdout.strip())
                 out.append(Warning("print-at-trace", sub.lineno,
-                    f"print() in {name} runs only while tracing: it printed during {printed} of "
-                    f"{calls} call(s) and the function traced {traces} time(s). Graph executions "
-                    "print nothing.", "Use tf.print(...) to print on every call.", name))
+                    _("print() in {name} runs only while tracing: it printed during {printed} of "
+                      "{calls} call(s) and the function traced {traces} time(s). Graph executions "
+                      "print nothing.").format(name=name, printed=printed, calls=calls, traces=traces),
+                    _("Use tf.print(...) to print on every call."), name))
             elif isinstance(func, ast.Name) and func.id == "open":
                 out.append(Warning("python-side-effect", sub.lineno,
-                    f"open() in {name} does Python I/O, which happens only while tracing, not on "
-                    "each call.", "Read files outside the function and pass tensors in, or use "
-                    "tf.io ops.", name))
+                    _("open() in {name} does Python I/O, which happens only while tracing, not on "
+                      "each call.").format(name=name),
+                    _("Read files outside the function and pass tensors in, or use tf.io ops."), name))
             elif isinstance(func, ast.Attribute) and func.attr in MUTATORS and \
                     _root(func.value) not in local | {"tf", "np", "numpy"}:
                 target = ast.unparse(func.value)
                 out.append(Warning("python-side-effect", sub.lineno,
-                    f"{target}.{func.attr}(...) in {name} mutates Python state, which happens "
-                    f"only while tracing ({traces} time(s)), not on each of the {calls} call(s).",
-                    "Return the value instead, or keep state in a tf.Variable or "
-                    "tf.TensorArray.", name))
+                    _("{call}(...) in {name} mutates Python state, which happens only while "
+                      "tracing ({traces} time(s)), not on each of the {calls} call(s).").format(
+                        call=f"{target}.{func.attr}", name=name, traces=traces, calls=calls),
+                    _("Return the value instead, or keep state in a tf.Variable or "
+                      "tf.TensorArray."), name))
             elif isinstance(func, ast.Attribute) and func.attr == "Variable" and \
                     _root(func) == "tf" and not _guarded_by_none_check(node, sub):
                 raised = "singleton tf.Variables" in call_errors
-                out.append(Warning("variable-in-function", sub.lineno,
-                    f"tf.Variable(...) is created inside {name}. "
-                    + ("This run raised: tf.function only supports variables created on the first "
-                       "call." if raised else "A new trace would create another variable; "
-                       "tf.function allows variables only on the first call."),
-                    "Create the variable once outside the function, or in a tf.Module's "
-                    "__init__ and use it via self.", name))
+                out.append(Warning("variable-in-function", sub.lineno, sentences(
+                    _("tf.Variable(...) is created inside {name}.").format(name=name),
+                    _("This run raised: tf.function only supports variables created on the "
+                      "first call.") if raised else
+                    _("A new trace would create another variable; tf.function allows "
+                      "variables only on the first call.")),
+                    _("Create the variable once outside the function, or in a tf.Module's "
+                      "__init__ and use it via self."), name))
             elif isinstance(func, ast.Attribute) and func.attr == "numpy" and not sub.args:
                 out.append(Warning("numpy-in-graph", sub.lineno,
-                    f".numpy() in {name}: inside tf.function tensors are symbolic and have no "
-                    "value yet (AttributeError: 'SymbolicTensor' object has no attribute "
-                    "'numpy').", "Use TF ops on the tensor, or tf.print to see it.", name))
+                    _(".numpy() in {name}: inside tf.function tensors are symbolic and have no "
+                      "value yet (AttributeError: 'SymbolicTensor' object has no attribute "
+                      "'numpy').").format(name=name),
+                    _("Use TF ops on the tensor, or tf.print to see it."), name))
             elif isinstance(func, ast.Attribute) and _root(func) in ("np", "numpy") and \
                     any(_names_in(a) & (local | params) for a in sub.args):
                 out.append(Warning("numpy-in-graph", sub.lineno,
-                    f"{ast.unparse(func)}(...) in {name} runs NumPy at trace time on a "
-                    "symbolic tensor; it fails or freezes one value into the graph.",
-                    f"Use the TF equivalent (tf.experimental.numpy or tf.math).", name))
+                    _("{call}(...) in {name} runs NumPy at trace time on a symbolic tensor; it "
+                      "fails or freezes one value into the graph.").format(
+                        call=ast.unparse(func), name=name),
+                    _("Use the TF equivalent (tf.experimental.numpy or tf.math)."), name))
             elif isinstance(func, ast.Name) and func.id == "len" and sub.args and \
                     _names_in(sub.args[0]) & params:
                 out.append(Warning("python-control-flow-on-tensor-shape", sub.lineno,
-                    f"len({ast.unparse(sub.args[0])}) in {name} is a Python int fixed at trace "
-                    "time, and fails for a dynamic (None) dimension.",
-                    "Use tf.shape(x)[0] (or tf.size) so the value is computed in the graph.", name))
+                    _("{call} in {name} is a Python int fixed at trace time, and fails for a "
+                      "dynamic (None) dimension.").format(
+                        call=f"len({ast.unparse(sub.args[0])})", name=name),
+                    _("Use tf.shape(x)[0] (or tf.size) so the value is computed in the graph."),
+                    name))
         elif isinstance(sub, (ast.Assign, ast.AugAssign)):
             targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
             for t in targets:
                 if isinstance(t, (ast.Attribute, ast.Subscript)) and _root(t) not in local - params \
                         and not _is_variable_init(node, sub):
                     out.append(Warning("python-side-effect", sub.lineno,
-                        f"assigning {ast.unparse(t)} in {name} changes Python state only while "
-                        f"tracing ({traces} time(s)), not on each call.",
-                        "Return the value, or use a tf.Variable and .assign().", name))
+                        _("assigning {target} in {name} changes Python state only while tracing "
+                          "({traces} time(s)), not on each call.").format(
+                            target=ast.unparse(t), name=name, traces=traces),
+                        _("Return the value, or use a tf.Variable and .assign()."), name))
         elif isinstance(sub, ast.If) and any(isinstance(n, ast.Attribute) and n.attr == "shape"
                                              and _root(n) in params for n in ast.walk(sub.test)):
             out.append(Warning("python-control-flow-on-tensor-shape", sub.lineno,
-                f"`if {ast.unparse(sub.test)}` in {name} tests a static shape: it is decided once "
-                "per trace, not staged as tf.cond, and a None dimension makes it fail or retrace.",
-                "Branch on tf.shape(x) (a tensor) so AutoGraph stages tf.cond.", name))
+                _("{test} in {name} tests a static shape: it is decided once per trace, not "
+                  "staged as tf.cond, and a None dimension makes it fail or retrace.").format(
+                    test=f"`if {ast.unparse(sub.test)}`", name=name),
+                _("Branch on tf.shape(x) (a tensor) so AutoGraph stages tf.cond."), name))
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and \
                 sub.id in module_values and sub.id not in local:
             assigned = module_values[sub.id]
             if len(assigned) > 1 or not sub.id.isupper():
-                later = f" It is reassigned at line {assigned[-1]}, but the graph keeps the value " \
-                        "it had when traced." if len(assigned) > 1 else ""
-                out.append(Warning("captured-global", sub.lineno,
-                    f"{name} reads the module-level Python value {sub.id!r}, which is frozen into "
-                    f"the graph at trace time.{later}",
-                    f"Pass {sub.id} as a tensor argument (tf.constant) or keep it in a tf.Variable.",
+                later = _("It is reassigned at line {line}, but the graph keeps the value it had "
+                          "when traced.").format(line=assigned[-1]) if len(assigned) > 1 else ""
+                out.append(Warning("captured-global", sub.lineno, sentences(
+                    _("{name} reads the module-level Python value {value}, which is frozen into "
+                      "the graph at trace time.").format(name=name, value=repr(sub.id)), later),
+                    _("Pass {value} as a tensor argument (tf.constant) or keep it in a "
+                      "tf.Variable.").format(value=sub.id),
                     name))
     return out
 
@@ -209,25 +221,28 @@ def _observed(report: FunctionReport, node: Any) -> list[Warning]:
     python_changes: dict[str, list[str]] = {}
     for call in report.calls:
         for part in (call.reason or "").split("; "):
-            arg, _, change = part.partition(": ")
+            arg, _sep, change = part.partition(": ")
             if change.startswith("Python value"):
                 python_changes.setdefault(arg, []).append(change.removeprefix("Python value "))
     for arg, changes in python_changes.items():
         out.append(Warning("python-scalar-arg", line,
-            f"{name}: the Python value of {arg!r} changed between calls "
-            f"({'; '.join(changes[:4])}), and every new value traced a new graph.",
-            f"Pass {arg} as a tensor (tf.constant) so one graph serves all values, "
-            "or keep it fixed.", name))
+            _("{name}: the Python value of {arg} changed between calls ({changes}), and every "
+              "new value traced a new graph.").format(name=name, arg=repr(arg),
+                                                      changes="; ".join(changes[:4])),
+            _("Pass {arg} as a tensor (tf.constant) so one graph serves all values, or keep it "
+              "fixed.").format(arg=arg), name))
     calls, traces = len(report.calls), report.tracing_count
     retraces = sum(1 for c in report.calls if c.retraced)
     if traces > EXCESSIVE_TRACES or (calls >= 3 and retraces > calls / 2 and traces > 2):
         suggestion = suggest_signature([c.args for c in report.calls])
         hint = (f"input_signature={suggestion}" if suggestion else
-                "an input_signature with None for the dimensions that vary")
+                _("an input_signature with None for the dimensions that vary"))
         out.append(Warning("excessive-retracing", line,
-            f"{name} traced {traces} time(s) in {calls} call(s); each trace rebuilds the graph.",
-            f"Use {hint}, or reduce_retracing=True (formerly experimental_relax_shapes) so TF "
-            "generalises the shapes after a retrace.", name))
+            _("{name} traced {traces} time(s) in {calls} call(s); each trace rebuilds the "
+              "graph.").format(name=name, traces=traces, calls=calls),
+            _("Use {hint}, or reduce_retracing=True (formerly experimental_relax_shapes) so TF "
+              "generalises the shapes after a retrace.").format(hint=hint), name))
+
     return out
 
 

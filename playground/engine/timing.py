@@ -10,6 +10,8 @@ from typing import Any, Callable, Optional
 import tensorflow as tf
 
 from .. import stats
+from ..i18n import _
+from ..reasons import mode_name
 from ..job import ModeTiming, SweepPoint, Timing
 
 MIN_SAMPLE_S = 0.002
@@ -94,7 +96,8 @@ def measure(python_function: Callable, options: dict, args: list, kwargs: dict, 
                                                      prepare)
             timing = dataclasses.replace(timing, peak_memory_bytes=peak())
         except Exception as e:
-            notes.append(f"{mode}: could not be timed: {type(e).__name__}: {str(e)[:200]}")
+            notes.append(_("{mode}: {note}").format(mode=mode_name(mode), note=_(
+                "could not be timed: {error}").format(error=f"{type(e).__name__}: {str(e)[:200]}")))
             continue
         results[mode] = timing
         phases[mode] = {"trace_s": trace_s,
@@ -107,7 +110,9 @@ def measure(python_function: Callable, options: dict, args: list, kwargs: dict, 
     xla_t = results.get("xla")
     for mode, t in results.items():
         if t.noisy:
-            notes.append(f"{mode}: noisy: IQR > 20% of median; rerun or raise the budget")
+            notes.append(_("{mode}: {note}").format(mode=mode_name(mode), note=_(
+                "noisy: IQR > 20% of median; rerun or raise the budget")))
+
     return Timing(
         eager=eager, graph=graph, xla=xla_t,
         first_call_s={"eager": eager.first_call_s, "graph": graph.first_call_s,

@@ -2,13 +2,14 @@
 TF 2.21 really does (measured, and re-checked against every live run)."""
 from __future__ import annotations
 
+from ..i18n import N_
 from .model import Example, Expectation
 
 EXAMPLES: list[Example] = [
     Example(
         slug="retracing",
-        title="Tracing and polymorphic dispatch",
-        explanation=(
+        title=N_("Tracing and polymorphic dispatch"),
+        explanation=N_(
             "tf.function traces the Python body once per new input signature (shape and dtype) "
             "and caches the graph. The Python print runs only while tracing, so it shows up on "
             "the first call and again when the shape changes from (3,) to (2,), but not on the "
@@ -21,14 +22,14 @@ def process(x):
     return x * 2
 """,
         function="process", calls=("float32[3]", "float32[3]", "float32[2]"),
-        article_claim="Each new shape traces again; the same shape reuses the graph: 2 traces.",
+        article_claim=N_("Each new shape traces again; the same shape reuses the graph: 2 traces."),
         expect=Expectation(tracing_count=2, error_type="", warning_codes=("print-at-trace",)),
         fixed_by="tf-print",
     ),
     Example(
         slug="tf-print",
-        title="Fixed: tf.print runs on every call",
-        explanation=(
+        title=N_("Fixed: tf.print runs on every call"),
+        explanation=N_(
             "tf.print is a graph op, so it prints on every execution, not only while tracing. "
             "Watch the Console tab: all three calls print, yet the function still traces twice, "
             "once per shape."),
@@ -40,13 +41,13 @@ def process(x):
     return x * 2
 """,
         function="process", calls=("float32[3]", "float32[3]", "float32[2]"),
-        article_claim="tf.print() prints on every graph execution.",
+        article_claim=N_("tf.print() prints on every graph execution."),
         expect=Expectation(tracing_count=2, error_type="", no_warnings=True),
     ),
     Example(
         slug="scripted-snippet",
-        title="Script mode: the article's snippet, verbatim",
-        explanation=(
+        title=N_("Script mode: the article's snippet, verbatim"),
+        explanation=N_(
             "Leave the function picker on 'run as script' and the playground runs the whole "
             "file, calls included, and reports every tf.function it created with each call it "
             "received. This is the article's first tracing snippet pasted as is."),
@@ -62,13 +63,13 @@ result2 = process(tf.constant([4.0, 5.0, 6.0]))  # reuses the graph
 result3 = process(tf.constant([1.0, 2.0]))       # new shape: traces again
 """,
         function=None,
-        article_claim="Tracing! is printed for (3,) and (2,) only.",
+        article_claim=N_("Tracing! is printed for (3,) and (2,) only."),
         expect=Expectation(tracing_count=2, error_type="", warning_codes=("print-at-trace",)),
     ),
     Example(
         slug="python-literals",
-        title="Python values are part of the signature",
-        explanation=(
+        title=N_("Python values are part of the signature"),
+        explanation=N_(
             "A Python int or float argument is traced as its value: 1 and 2.0 each get their own "
             "graph, and tf.constant(1) and tf.constant(2) share one int32 graph, while "
             "tf.constant(1.0) needs a float32 one. Five calls, four traces."),
@@ -85,13 +86,13 @@ double(tf.constant(2))
 double(tf.constant(1.0))
 """,
         function=None,
-        article_claim="The trace cache is keyed by input signature.",
+        article_claim=N_("The trace cache is keyed by input signature."),
         expect=Expectation(tracing_count=4, error_type="", warning_codes=("python-scalar-arg",)),
     ),
     Example(
         slug="python-scalar-arg",
-        title="Pitfall: a changing Python number retraces every call",
-        explanation=(
+        title=N_("Pitfall: a changing Python number retraces every call"),
+        explanation=N_(
             "n is a Python int, so each new value is a new signature and a new graph. The "
             "Traces tab shows the reason for every retrace: n: Python value 1 -> 2."),
         source="""import tensorflow as tf
@@ -101,14 +102,14 @@ def scale(x, n):
     return x * n
 """,
         function="scale", calls=("float32[4], 1", "float32[4], 2", "float32[4], 3"),
-        article_claim="Different inputs can make tf.function retrace.",
+        article_claim=N_("Different inputs can make tf.function retrace."),
         expect=Expectation(tracing_count=3, error_type="", warning_codes=("python-scalar-arg",)),
         fixed_by="tensor-scalar-arg",
     ),
     Example(
         slug="tensor-scalar-arg",
-        title="Fixed: pass the number as a tensor",
-        explanation="With n as a float32 scalar tensor, one graph serves every value of n.",
+        title=N_("Fixed: pass the number as a tensor"),
+        explanation=N_("With n as a float32 scalar tensor, one graph serves every value of n."),
         source="""import tensorflow as tf
 
 @tf.function
@@ -117,13 +118,13 @@ def scale(x, n):
 """,
         function="scale", calls=("float32[4], float32[]", "float32[4], float32[]",
                                  "float32[4], float32[]"),
-        article_claim="Tensor arguments of the same shape and dtype share one graph.",
+        article_claim=N_("Tensor arguments of the same shape and dtype share one graph."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
     Example(
         slug="input-signature",
-        title="input_signature with a dynamic batch dimension",
-        explanation=(
+        title=N_("input_signature with a dynamic batch dimension"),
+        explanation=N_(
             "input_signature=[TensorSpec([None, 28, 28, 1])] fixes the signature up front. "
             "Batches of 1, 32 and 128 images all reuse the single graph traced for a None "
             "batch dimension."),
@@ -136,13 +137,13 @@ def predict(images):
         function="predict", calls=("float32[1,28,28,1]", "float32[32,28,28,1]",
                                    "float32[128,28,28,1]"),
         signature="float32[None,28,28,1]",
-        article_claim="These calls share one graph (the batch dimension is dynamic).",
+        article_claim=N_("These calls share one graph (the batch dimension is dynamic)."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
     Example(
         slug="signature-mismatch",
-        title="input_signature rejects a call that does not fit",
-        explanation=(
+        title=N_("input_signature rejects a call that does not fit"),
+        explanation=N_(
             "With an input_signature, a call of another dtype or rank is not traced: TF raises "
             "TypeError: Binding inputs to tf.function failed. The first call still runs."),
         source="""import tensorflow as tf
@@ -152,13 +153,13 @@ def safe_fn(ids, temperature):
 """,
         function="safe_fn", calls=("int32[5], float32[]", "float32[5], float32[]"),
         signature="int32[None], float32[]",
-        article_claim="input_signature only allows the given shapes and rejects unexpected ones.",
+        article_claim=N_("input_signature only allows the given shapes and rejects unexpected ones."),
         expect=Expectation(tracing_count=1, error_type="TypeError"),
     ),
     Example(
         slug="many-shapes",
-        title="Pitfall: every new shape is a new graph",
-        explanation=(
+        title=N_("Pitfall: every new shape is a new graph"),
+        explanation=N_(
             "Four calls with shapes [1] to [4] give four traces by default. The playground flags "
             "the excessive retracing and suggests the input_signature that covers all calls."),
         source="""import tensorflow as tf
@@ -168,14 +169,14 @@ def total(x):
     return tf.reduce_sum(x * x)
 """,
         function="total", calls=("float32[1]", "float32[2]", "float32[3]", "float32[4]"),
-        article_claim="Many different shapes make tf.function build one graph per shape.",
+        article_claim=N_("Many different shapes make tf.function build one graph per shape."),
         expect=Expectation(tracing_count=4, error_type="", warning_codes=("excessive-retracing",)),
         fixed_by="reduce-retracing-fixed",
     ),
     Example(
         slug="reduce-retracing-fixed",
-        title="Fixed: reduce_retracing generalises after one retrace",
-        explanation=(
+        title=N_("Fixed: reduce_retracing generalises after one retrace"),
+        explanation=N_(
             "With reduce_retracing=True (formerly experimental_relax_shapes), the second shape "
             "retraces once with a None dimension, and later shapes of the same rank reuse it: "
             "4 calls, 2 traces."),
@@ -187,13 +188,13 @@ def total(x):
 """,
         function="total", calls=("float32[1]", "float32[2]", "float32[3]", "float32[4]"),
         reduce_retracing=True,
-        article_claim="reduce_retracing reduces the number of traces.",
+        article_claim=N_("reduce_retracing reduces the number of traces."),
         expect=Expectation(tracing_count=2, error_type="", no_warnings=True),
     ),
     Example(
         slug="relax-shapes-rank",
-        title="Article vs TF 2.21: reduce_retracing over [3], [5], [7,3]",
-        explanation=(
+        title=N_("Article vs TF 2.21: reduce_retracing over [3], [5], [7,3]"),
+        explanation=N_(
             "The article says [5] reuses the graph traced for [3]. On TF 2.21 it does not: the "
             "first call traces (3,), the second retraces as (None,), and the rank-2 call traces "
             "a third graph with unknown rank. The Traces tab shows each generalisation."),
@@ -208,13 +209,13 @@ flexible_fn(tf.zeros([5]))     # article: reuses the graph
 flexible_fn(tf.zeros([7, 3]))  # traces again (new rank)
 """,
         function=None,
-        article_claim="[3] traces, [5] reuses the same graph, [7,3] retraces: 2 traces.",
+        article_claim=N_("[3] traces, [5] reuses the same graph, [7,3] retraces: 2 traces."),
         expect=Expectation(tracing_count=3, error_type=""),
     ),
     Example(
         slug="autograph-control-flow",
-        title="AutoGraph: if, for and while",
-        explanation=(
+        title=N_("AutoGraph: if, for and while"),
+        explanation=N_(
             "A tensor condition in `if` becomes tf.cond and in `while` becomes tf.while_loop; a "
             "`for` over a Python range is unrolled at trace time. The Converted code tab shows "
             "ag__.if_stmt and ag__.while_stmt, and the Graph tab shows the StatelessIf and "
@@ -234,13 +235,13 @@ def autograph_demo(x):
     return result
 """,
         function="autograph_demo", calls=("float32[4]",),
-        article_claim="if/while on tensors become tf.cond/tf.while_loop; range loops unroll.",
+        article_claim=N_("if/while on tensors become tf.cond/tf.while_loop; range loops unroll."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
     Example(
         slug="to-code",
-        title="autograph.to_code on a plain Python function",
-        explanation=(
+        title=N_("autograph.to_code on a plain Python function"),
+        explanation=N_(
             "The function is not decorated; the playground wraps it in tf.function and shows "
             "tf.autograph.to_code, where the `if` on a tensor becomes ag__.if_stmt."),
         source="""import tensorflow as tf
@@ -252,13 +253,13 @@ def my_function(x):
         return x * -1
 """,
         function="my_function", calls=("float32[3]",),
-        article_claim="to_code shows the if replaced by tf.cond.",
+        article_claim=N_("to_code shows the if replaced by tf.cond."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
     Example(
         slug="cond-branch-shapes",
-        title="Article vs TF 2.21: tf.cond branches with different shapes",
-        explanation=(
+        title=N_("Article vs TF 2.21: tf.cond branches with different shapes"),
+        explanation=N_(
             "The article says branches returning shapes [10] and [5] raise ValueError. On TF 2.21 "
             "they run: tf.cond only needs the same structure and dtype, and the result's shape "
             "becomes (None,)."),
@@ -272,13 +273,13 @@ def bad_branch(x):
         return tf.zeros([5])
 """,
         function="bad_branch", calls=("float32[3]",),
-        article_claim="ValueError: The two structures don't have the same nested structure.",
+        article_claim=N_("ValueError: The two structures don't have the same nested structure."),
         expect=Expectation(tracing_count=1, error_type=""),
     ),
     Example(
         slug="loop-shape-change",
-        title="Pitfall: a loop variable that changes shape",
-        explanation=(
+        title=N_("Pitfall: a loop variable that changes shape"),
+        explanation=N_(
             "Inside a tensor-driven while loop, AutoGraph requires each loop variable to keep "
             "its shape. Growing `result` with tf.concat fails at trace time with a ValueError "
             "that names the variable."),
@@ -294,14 +295,14 @@ def growing(n):
     return result
 """,
         function="growing", calls=("int32[]",),
-        article_claim="Loop variables must keep their shape across iterations.",
+        article_claim=N_("Loop variables must keep their shape across iterations."),
         expect=Expectation(error_type="ValueError"),
         fixed_by="shape-invariants",
     ),
     Example(
         slug="shape-invariants",
-        title="Fixed: shape_invariants for a growing loop variable",
-        explanation=(
+        title=N_("Fixed: shape_invariants for a growing loop variable"),
+        explanation=N_(
             "tf.while_loop with shape_invariants=[i.shape, TensorShape([None])] declares that "
             "result may grow, so the loop traces once and returns [0, 0, 1, 2, 3, 4]."),
         source="""import tensorflow as tf
@@ -323,14 +324,14 @@ def dynamic_loop():
     return final
 """,
         function="dynamic_loop", calls=("",),
-        article_claim="With shape_invariants the loop may change the shape.",
+        article_claim=N_("With shape_invariants the loop may change the shape."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True,
                            output_contains="float32[6]"),
     ),
     Example(
         slug="side-effect-numpy",
-        title="Article vs TF 2.21: x.numpy() inside tf.function",
-        explanation=(
+        title=N_("Article vs TF 2.21: x.numpy() inside tf.function"),
+        explanation=N_(
             "The article says collected.append(x.numpy()) runs once and collects one element. "
             "On TF 2.21, x is a symbolic tensor while tracing and .numpy() raises "
             "AttributeError: 'SymbolicTensor' object has no attribute 'numpy'."),
@@ -348,14 +349,14 @@ side_effect_demo(tf.constant(2.0))
 print(collected)
 """,
         function=None,
-        article_claim="collected ends up with a single element.",
+        article_claim=N_("collected ends up with a single element."),
         expect=Expectation(error_type="AttributeError",
                            warning_codes=("numpy-in-graph", "python-side-effect")),
     ),
     Example(
         slug="side-effect-list",
-        title="Pitfall: Python side effects happen only while tracing",
-        explanation=(
+        title=N_("Pitfall: Python side effects happen only while tracing"),
+        explanation=N_(
             "Appending to a Python list inside tf.function happens once per trace, not once per "
             "call: after three calls with the same shape the list holds one symbolic tensor."),
         source="""import tensorflow as tf
@@ -372,15 +373,15 @@ for value in [1.0, 2.0, 3.0]:
 print("collected has", len(collected), "item(s)")
 """,
         function=None,
-        article_claim="Python side effects do not happen when the graph runs.",
+        article_claim=N_("Python side effects do not happen when the graph runs."),
         expect=Expectation(tracing_count=1, error_type="", warning_codes=("python-side-effect",),
                            output_contains="collected has 1 item(s)"),
         fixed_by="tensor-array",
     ),
     Example(
         slug="tensor-array",
-        title="Fixed: collect values inside the graph with tf.TensorArray",
-        explanation=(
+        title=N_("Fixed: collect values inside the graph with tf.TensorArray"),
+        explanation=N_(
             "A tf.TensorArray is graph state, so it fills on every execution; return it "
             "instead of mutating a Python list."),
         source="""import tensorflow as tf
@@ -395,13 +396,13 @@ def running_sums(x):
     return out.stack()
 """,
         function="running_sums", calls=("float32[5]", "float32[5]"),
-        article_claim="Keep state in TF objects rather than Python containers.",
+        article_claim=N_("Keep state in TF objects rather than Python containers."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
     Example(
         slug="variable-in-function",
-        title="Pitfall: creating a tf.Variable inside tf.function",
-        explanation=(
+        title=N_("Pitfall: creating a tf.Variable inside tf.function"),
+        explanation=N_(
             "The article says a new variable is created on every trace. On TF 2.21 the first "
             "call already fails: tf.function only supports singleton tf.Variables created on "
             "the first call, and this body creates one on every run."),
@@ -414,14 +415,14 @@ def bad_variable():
     return v.read_value()
 """,
         function="bad_variable", calls=("", ""),
-        article_claim="Each trace creates a new variable.",
+        article_claim=N_("Each trace creates a new variable."),
         expect=Expectation(error_type="ValueError", warning_codes=("variable-in-function",)),
         fixed_by="variable-outside",
     ),
     Example(
         slug="variable-outside",
-        title="Fixed: create the variable once, outside",
-        explanation="The variable lives outside the function; each call increments it.",
+        title=N_("Fixed: create the variable once, outside"),
+        explanation=N_("The variable lives outside the function; each call increments it."),
         source="""import tensorflow as tf
 
 counter = tf.Variable(0.0)
@@ -432,14 +433,14 @@ def good_increment():
     return counter.read_value()
 """,
         function="good_increment", calls=("", "", ""),
-        article_claim="Create variables outside the function and reuse them.",
+        article_claim=N_("Create variables outside the function and reuse them."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True,
                            output_contains="3.0"),
     ),
     Example(
         slug="module-counter",
-        title="tf.Module owns its variables",
-        explanation=(
+        title=N_("tf.Module owns its variables"),
+        explanation=N_(
             "A tf.Module creates its variable in __init__, and its tf.function method uses it. "
             "The entry is the expression Counter().increment."),
         source="""import tensorflow as tf
@@ -454,14 +455,14 @@ class Counter(tf.Module):
         return self.counter.read_value()
 """,
         function="Counter().increment", calls=("", ""),
-        article_claim="c.increment() returns 1.0, then 2.0.",
+        article_claim=N_("c.increment() returns 1.0, then 2.0."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True,
                            output_contains="2.0"),
     ),
     Example(
         slug="captured-global",
-        title="Pitfall: a Python global is frozen at trace time",
-        explanation=(
+        title=N_("Pitfall: a Python global is frozen at trace time"),
+        explanation=N_(
             "threshold is read while tracing and baked into the graph as a constant. Changing "
             "it afterwards does not change the result: 0.6 > threshold stays True."),
         source="""import tensorflow as tf
@@ -477,15 +478,15 @@ threshold = 0.8
 print(check(tf.constant(0.6)).numpy())   # still True: no retrace
 """,
         function=None,
-        article_claim="After threshold = 0.8 the result is still True.",
+        article_claim=N_("After threshold = 0.8 the result is still True."),
         expect=Expectation(tracing_count=1, error_type="", warning_codes=("captured-global",),
                            output_contains="True\nTrue"),
         fixed_by="threshold-argument",
     ),
     Example(
         slug="threshold-argument",
-        title="Fixed: pass the threshold as a tensor",
-        explanation="With threshold as an argument, the graph compares against the live value.",
+        title=N_("Fixed: pass the threshold as a tensor"),
+        explanation=N_("With threshold as an argument, the graph compares against the live value."),
         source="""import tensorflow as tf
 
 @tf.function
@@ -493,13 +494,13 @@ def check_dynamic(x, threshold):
     return x > threshold
 """,
         function="check_dynamic", calls=("float32[], float32[]", "float32[], float32[]"),
-        article_claim="check_dynamic(0.6, 0.8) is False.",
+        article_claim=N_("check_dynamic(0.6, 0.8) is False."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
     Example(
         slug="run-eagerly",
-        title="Debugging with tf.config.run_functions_eagerly",
-        explanation=(
+        title=N_("Debugging with tf.config.run_functions_eagerly"),
+        explanation=N_(
             "With run_functions_eagerly(True), tf.function runs the Python body eagerly, so "
             ".numpy() and print work like normal Python, and no graph is traced."),
         source="""import tensorflow as tf
@@ -515,13 +516,13 @@ debuggable_fn(tf.constant(1.0))
 tf.config.run_functions_eagerly(False)
 """,
         function=None,
-        article_claim="With eager debugging on, print and .numpy() work inside the function.",
+        article_claim=N_("With eager debugging on, print and .numpy() work inside the function."),
         expect=Expectation(tracing_count=0, error_type="", output_contains="x = 1.0"),
     ),
     Example(
         slug="dead-matmuls",
-        title="Article vs TF 2.21: the '10-50x faster' benchmark",
-        explanation=(
+        title=N_("Article vs TF 2.21: the '10-50x faster' benchmark"),
+        explanation=N_(
             "The article's benchmark runs 100 matmuls whose results are thrown away. In the "
             "graph, Grappler prunes the 99 dead ones and folds what is left, so most of the "
             "'speedup' is dead-code elimination, not saved Python overhead. Compare the op "
@@ -535,16 +536,16 @@ def graph_matmul(a, b):
     return c
 """,
         function="graph_matmul", calls=("float32[64,64], float32[64,64]",),
-        article_claim="Graph mode is 10-50x faster because it avoids Python-C++ switches.",
+        article_claim=N_("Graph mode is 10-50x faster because it avoids Python-C++ switches."),
         expect=Expectation(tracing_count=1, error_type="", optimized_ops_at_most=5),
     ),
     Example(
         slug="article-benchmark",
-        title="Article vs TF 2.21: the benchmark, verbatim",
-        explanation=(
+        title=N_("Article vs TF 2.21: the benchmark, verbatim"),
+        explanation=N_(
             "The article's own benchmark, run as a script. graph_matmul returns nothing and "
             "matmul has no side effect, so the whole graph is dead code: the Graph tab shows "
-            "all of its ops pruned, and the printed 'Graph' time is the cost of running nothing "
+            "all of its ops pruned, and the printed `Graph` time is the cost of running nothing "
             "(plus the first call's tracing), not of 100 matmuls without Python overhead."),
         source='''import tensorflow as tf
 import time
@@ -572,14 +573,14 @@ graph_time = time.time() - start
 print(f"Eager: {eager_time:.3f}s, Graph: {graph_time:.3f}s")
 ''',
         function=None,
-        article_claim="Typical output: Eager: 0.452s, Graph: 0.038s, a 10-50x speedup.",
+        article_claim=N_("Typical output: Eager: 0.452s, Graph: 0.038s, a 10-50x speedup."),
         expect=Expectation(tracing_count=1, error_type="", optimized_ops_at_most=0,
                            output_contains="Eager: "),
     ),
     Example(
         slug="xla",
-        title="XLA: jit_compile=True and its HLO",
-        explanation=(
+        title=N_("XLA: jit_compile=True and its HLO"),
+        explanation=N_(
             "jit_compile=True compiles the function with XLA. The Graph tab shows the HLO "
             "module; turn on timing to see that on a small CPU workload XLA is often no faster "
             "than the plain graph."),
@@ -591,13 +592,13 @@ def dense(x, w):
 """,
         function="dense", calls=("float32[32,64], float32[64,64]",),
         jit_compile=True,
-        article_claim="XLA fuses ops; the gain depends on the workload.",
+        article_claim=N_("XLA fuses ops; the gain depends on the workload."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
     Example(
         slug="len-on-tensor",
-        title="Pitfall: len() and Python shapes are fixed at trace time",
-        explanation=(
+        title=N_("Pitfall: len() and Python shapes are fixed at trace time"),
+        explanation=N_(
             "len(x) is a Python int taken while tracing. With a dynamic (None) batch dimension "
             "it cannot be known, and TF raises. tf.shape(x)[0] computes it in the graph."),
         source="""import tensorflow as tf
@@ -607,7 +608,7 @@ def mean_by_len(x):
     return tf.reduce_sum(x) / len(x)
 """,
         function="mean_by_len", calls=("float32[4]",), signature="float32[None]",
-        article_claim="len() on a tensor returns the trace-time value.",
+        article_claim=N_("len() on a tensor returns the trace-time value."),
         expect=Expectation(error_type="TypeError",
                            warning_codes=("python-control-flow-on-tensor-shape",)),
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..i18n import _
 from ..job import Job, Report
 
 
@@ -22,7 +23,7 @@ class Expectation:
 @dataclass(frozen=True)
 class Example:
     slug: str
-    title: str
+    title: str                                 # N_(): translated where shown
     explanation: str
     source: str
     function: Optional[str]
@@ -65,28 +66,32 @@ def check(example: Example, report: Report) -> list[ClaimCheck]:
     expect, checks = example.expect, []
     if expect.tracing_count is not None:
         actual = report.tracing_count
-        checks.append(ClaimCheck("tracing count", str(expect.tracing_count), str(actual),
+        checks.append(ClaimCheck(_("tracing count"), str(expect.tracing_count), str(actual),
                                  actual == expect.tracing_count))
+    none = _("none")
     if expect.error_type is not None:
         actual = first_error_type(report)
-        checks.append(ClaimCheck("error", expect.error_type or "none", actual or "none",
+        checks.append(ClaimCheck(_("error"), expect.error_type or none, actual or none,
                                  actual == expect.error_type))
     codes = sorted({w.code for w in report.warnings})
     for code in expect.warning_codes:
-        checks.append(ClaimCheck(f"warning {code}", "reported", "reported" if code in codes
-                                 else "not reported", code in codes))
+        checks.append(ClaimCheck(_("warning {code}").format(code=code), _("reported"),
+                                 _("reported") if code in codes else _("not reported"),
+                                 code in codes))
     if expect.no_warnings:
-        checks.append(ClaimCheck("warnings", "none", ", ".join(codes) or "none", not codes))
+        checks.append(ClaimCheck(_("warnings"), none, ", ".join(codes) or none, not codes))
     if expect.optimized_ops_at_most is not None:
         graphs = [f.graph for f in report.functions if f.graph is not None]
-        ops = f"{graphs[0].op_count} -> {graphs[0].op_count_optimized}" if graphs else "no graph"
-        checks.append(ClaimCheck("ops after Grappler", f"<= {expect.optimized_ops_at_most}", ops,
+        ops = f"{graphs[0].op_count} -> {graphs[0].op_count_optimized}" if graphs else _("no graph")
+        checks.append(ClaimCheck(_("ops after Grappler"), f"<= {expect.optimized_ops_at_most}", ops,
                                  bool(graphs) and graphs[0].op_count_optimized
                                  <= expect.optimized_ops_at_most))
     if expect.output_contains is not None:
         outputs = [c.output or "" for f in report.functions for c in f.calls[-1:]]
         seen = "\n".join(outputs + [report.stdout])
-        checks.append(ClaimCheck("output", f"contains {expect.output_contains!r}",
+        checks.append(ClaimCheck(_("output"), _("contains {text}").format(
+                                     text=repr(expect.output_contains)),
+
                                  (outputs[-1] if outputs else report.stdout.strip())[:80],
                                  expect.output_contains in seen))
     return checks

@@ -12,6 +12,8 @@ import stat
 import tempfile
 from typing import Callable, Optional
 
+from .. import i18n
+from ..i18n import _
 from ..job import ExportInfo, Job, Report
 
 MAX_EXPORT_BYTES = 32 << 20     # base64 on the pipe stays under its 64 MiB event cap
@@ -141,24 +143,25 @@ def verify_job(job: Job, report: Report) -> Optional[Job]:
             not os.path.isdir(os.path.join(export.path, "savedmodel")):
         return None
     return Job(source="", verify="model", attachments={"model": export.path},
-               timeout_s=job.timeout_s, device="cpu")
+               timeout_s=job.timeout_s, device="cpu", language=job.language)
 
 
-def merge(report: Report, verified: Report) -> Report:
+def merge(report: Report, verified: Report, language: str = "en") -> Report:
     """The run's report with the fresh worker's verdict on its SavedModel."""
     base = report.export or ExportInfo([], False, "")
     if verified.export is None:
-        info = dataclasses.replace(base, verified=False, reason=(
-            f"{base.reason} Verification did not run: {verified.message}").strip())
+        with i18n.using(language):
+            why = _("Verification did not run: {message}").format(message=verified.message)
+        info = dataclasses.replace(base, verified=False, reason=i18n.sentences(base.reason, why))
     else:
         v = verified.export
         info = dataclasses.replace(base, signatures=v.signatures, verified=v.verified,
                                    listing=v.listing, files=v.files, size_bytes=v.size_bytes,
-                                   reason=" ".join(p for p in (base.reason, v.reason) if p))
+                                   reason=i18n.sentences(base.reason, v.reason))
     return dataclasses.replace(report, export=info)
 
 
 def export_then_verify(job: Job, run: Callable[[Job], Report]) -> Report:
     report = run(job)
     follow_up = verify_job(job, report)
-    return merge(report, run(follow_up)) if follow_up is not None else report
+    return merge(report, run(follow_up), job.language) if follow_up is not None else report

@@ -6,6 +6,7 @@ import signal
 import socket
 from typing import Optional
 
+from .. import i18n
 from ..i18n import _
 from ..job import ErrorInfo, ExecutorInfo, Report, SandboxInfo, from_dict
 from .supervisor import Outcome
@@ -17,21 +18,28 @@ NETWORK_TEXT = ("Network is unreachable", "Connection refused", "Name or service
                 "Temporary failure in name resolution")
 
 
-def finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
-    """Every run ends in a Report with a clear status, even when the worker left none."""
+def finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float, language: str = "en") -> Report:
+    """Every run ends in a Report with a clear status, even when the worker left none; its
+    messages in the job's language (this runs on the pool's thread, not the page's)."""
+    with i18n.using(language):
+        return _finish(outcome, sandbox, timeout_s)
+
+
+def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
     limits = sandbox.limits
     if outcome.report is not None:
         report = from_dict(Report, outcome.report)
         report = _explain(report, limits)
     elif outcome.timed_out:
-        report = _empty("timeout", f"Time limit: stopped after {timeout_s:g} s", outcome)
+        report = _empty("timeout", _("Time limit: stopped after {seconds} s").format(
+            seconds=f"{timeout_s:g}"), outcome)
     elif outcome.overflow:
-        report = _empty("killed", "Output limit: the job sent too many events; stopped",
+        report = _empty("killed", _("Output limit: the job sent too many events; stopped"),
                         outcome)
     elif outcome.crash is not None:
         crash = outcome.crash
-        report = _empty("killed", f"The worker failed: {crash.get('type')}: "
-                        f"{str(crash.get('message', ''))[:300]}", outcome)
+        report = _empty("killed", _("The worker failed: {error}").format(
+            error=f"{crash.get('type')}: {str(crash.get('message', ''))[:300]}"), outcome)
     else:
         report = _died(outcome, limits)
     if outcome.demoted_after_s is not None:
@@ -53,16 +61,17 @@ def _explain(report: Report, limits: dict) -> Report:
     if report.status == "memory":
         detail = f"{error.type}: {error.message.splitlines()[0][:200]}" if error else ""
         return dataclasses.replace(report, message=(
-            f"Memory limit: could not allocate that much (limit {limits['memory_mb']} MiB "
-            f"per job). {detail}").strip())
+            _("Memory limit: could not allocate that much (limit {limit} MiB per job).").format(
+                limit=limits['memory_mb']) + f" {detail}").strip())
     if error is not None and (error.type in NETWORK_ERRORS or
                               any(t in error.message for t in NETWORK_TEXT)):
         return dataclasses.replace(report, message=(
-            f"Network access is disabled in the playground ({error.type}: "
-            f"{error.message.splitlines()[0][:160]})"))
+            _("Network access is disabled in the playground ({error})").format(
+                error=f"{error.type}: {error.message.splitlines()[0][:160]}")))
     if error is not None and "File too large" in error.message:
         return dataclasses.replace(report, message=(
-            f"File limit: a file may grow to {limits['file_mb']} MiB ({report.message})"))
+            _("File limit: a file may grow to {limit} MiB ({message})").format(
+                limit=limits['file_mb'], message=report.message)))
     return report
 
 
@@ -70,16 +79,19 @@ def _died(outcome: Outcome, limits: dict) -> Report:
     """No report came back: the signal and the worker's stderr say why."""
     sig = outcome.signal
     if sig == signal.SIGXCPU:
-        return _empty("timeout", f"CPU limit: stopped after {limits['cpu_s']} s of CPU time",
-                      outcome)
+        return _empty("timeout", _("CPU limit: stopped after {seconds} s of CPU time").format(
+            seconds=limits['cpu_s']), outcome)
     if any(word in outcome.stderr for word in MEMORY_EVIDENCE):
-        return _empty("memory", f"Memory limit: could not allocate memory (limit "
-                      f"{limits['memory_mb']} MiB per job); the worker was stopped", outcome)
+        return _empty("memory", _("Memory limit: could not allocate memory (limit {limit} MiB "
+                                  "per job); the worker was stopped").format(
+            limit=limits['memory_mb']), outcome)
     if sig is not None:
         name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
-        return _empty("killed", f"Killed: the job's process ended by {name}", outcome)
-    return _empty("killed", f"Killed: the job ended its worker (exit status "
-                  f"{outcome.exit_code}) before it reported", outcome)
+        return _empty("killed", _("Killed: the job's process ended by {signal}").format(signal=name),
+                      outcome)
+    return _empty("killed", _("Killed: the job ended its worker (exit status {status}) before it "
+                              "reported").format(status=outcome.exit_code), outcome)
+
 
 
 def _empty(status: str, message: str, outcome: Outcome) -> Report:

@@ -18,6 +18,7 @@ from typing import Callable, Optional
 from .. import versions
 from ..config import Settings
 from ..errors import LimitError, SandboxError
+from ..i18n import _
 from ..job import Job, Report
 from ..source_text import check_text
 from . import exports
@@ -97,7 +98,7 @@ class WorkerPool:
                 self._cond.notify_all()
             threading.Thread(target=self._retire, args=(worker, False), daemon=True).start()
         self._walls.append(outcome.wall_s)
-        report = finish(outcome, self._sandbox_info(worker, timeout), timeout)
+        report = finish(outcome, self._sandbox_info(worker, timeout), timeout, job.language)
         report = with_warm(report, warm)
         return exports.with_collected(report, *outcome.files.result())
 
@@ -107,8 +108,8 @@ class WorkerPool:
             if self._closed:
                 raise SandboxError("the worker pool is closed")
             if len(self._waiting) >= self.settings.queue_limit:
-                raise LimitError(f"Busy: {len(self._waiting)} jobs queued; "
-                                 f"try again in ~{self._eta_s(len(self._waiting))} s")
+                raise LimitError(_("Busy: {n} jobs queued; try again in ~{s} s").format(
+                    n=len(self._waiting), s=self._eta_s(len(self._waiting))))
             self._waiting.append(ticket)
         told: Optional[int] = None
         try:
@@ -285,5 +286,5 @@ def _run_cold(job: Job, settings: Settings, config: SandboxConfig,
     finally:
         worker.release()
     info = sandbox_info(config.isolation, _limits(config, worker, timeout), config.notes)
-    report = with_warm(finish(outcome, info, timeout), False)    # a TF import of its own
+    report = with_warm(finish(outcome, info, timeout, job.language), False)   # its own TF import
     return exports.with_collected(report, *outcome.files.result())

@@ -4,14 +4,16 @@ from __future__ import annotations
 import streamlit as st
 
 from ..config import Settings
+from ..i18n import _
 from ..service import configure_logging
-from . import (claims_table, compare_inputs, editor, keys, options, plan, presenter, results, run,
-               state)
+from . import (claims_table, compare_inputs, editor, keys, language, options, plan, presenter,
+               results, run, state)
 
 
 def share_button() -> None:
-    with st.popover("Copy share link", width="stretch"):
-        st.caption("This link reproduces the code and every setting. Nothing is stored on the server.")
+    with st.popover(_("Copy share link"), width="stretch"):
+        st.caption(_("This link reproduces the code, every setting and the language. Nothing is "
+                     "stored on the server."))
         st.code(state.share_link(), language="text", wrap_lines=True)
 
 
@@ -25,14 +27,18 @@ CSS = """<style>
 def main() -> None:
     settings = Settings.from_env()
     configure_logging()
+    language.apply()   # first: every text below is drawn in this session's language
     state.init()
     editor.keep_source()
     editor.apply_editor_event()   # the code editor's latest text, before anything reads the source
     run.warm()
     st.html(CSS)
-    st.title("tf.function playground")
-    st.caption("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
-               "traces, converted code, graphs, timings and pitfalls.")
+    head, toggle = st.columns([5, 1], vertical_alignment="center")
+    head.title(_("tf.function playground"))
+    with toggle:
+        language.toggle()
+    st.caption(_("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
+                 "traces, converted code, graphs, timings and pitfalls."))
     stage = presenter.stage()   # presenter mode: a header, big results, the inputs folded away
     inputs, outputs = (stage.inputs, stage.results) if stage else st.columns([5, 6], gap="large")
     with inputs:
@@ -59,7 +65,8 @@ def main() -> None:
             st.error(st.session_state[keys.RUN_ERROR])
         result = state.result()
         if result is None:
-            st.info("Press **Run** to trace the function with the call plan.")
+            st.info(_("Press **Run** to trace the function with the call plan."))
+
         else:
             results.render(result)
     if stage:

@@ -6,13 +6,15 @@ from typing import Callable, Optional
 
 import streamlit as st
 
-from .. import gallery, notebook
+from .. import gallery, i18n, notebook
+
 from ..config import Settings
-from ..i18n import _
+from ..i18n import N_, _, sentences
+
 from . import gutter, keys, source_info, state
 
-SOURCE_HELP = ("Paste a module that defines a function. It runs in a sandboxed worker, "
-               "never in this web process.")
+SOURCE_HELP = N_("Paste a module that defines a function. It runs in a sandboxed worker, "
+                 "never in this web process.")
 # Ace options: Python mode comes from `lang`; these make it an editor for code.
 ACE_OPTIONS = {"showLineNumbers": True, "tabSize": 4, "useSoftTabs": True, "navigateWithinSoftTabs": True,
                "fontFamily": '"Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
@@ -34,9 +36,9 @@ def gallery_picker() -> None:
     slugs = [e.slug for e in gallery.EXAMPLES]
     if st.session_state.get(keys.EXAMPLE) not in slugs:
         st.session_state[keys.EXAMPLE] = slugs[0]
-    st.selectbox("Example", slugs, key=keys.EXAMPLE, on_change=state.load_example,
-                 format_func=lambda s: f"{gallery.BY_SLUG[s].title} ({s})",
-                 help="Loads an example from the gallery into the editor and the call plan.")
+    st.selectbox(_("Example"), slugs, key=keys.EXAMPLE, on_change=state.load_example,
+                 format_func=i18n.bound(lambda s: f"{_(gallery.BY_SLUG[s].title)} ({s})"),
+                 help=_("Loads an example from the gallery into the editor and the call plan."))
 
 
 def gallery_panel() -> None:
@@ -45,14 +47,17 @@ def gallery_panel() -> None:
     if example is None:
         return
     edited = st.session_state.get(keys.SOURCE) != example.source
-    title = f"Based on example: {example.title} (edited)" if edited else f"About this example: {example.title}"
+    name = _(example.title)
+    title = (_("Based on example: {title} (edited)") if edited
+             else _("About this example: {title}")).format(title=name)
     with st.expander(title, expanded=not edited):
-        st.markdown(example.explanation)
+        st.markdown(_(example.explanation))
         if example.article_claim:
-            st.markdown(f"**The article says:** {example.article_claim}")
+            st.markdown(_("**The article says:** {claim}").format(claim=_(example.article_claim)))
         if example.fixed_by:
             fixed = gallery.BY_SLUG.get(example.fixed_by)
-            st.caption(f"Fixed version: `{example.fixed_by}`" + (f" ({fixed.title})" if fixed else ""))
+            st.caption(_("Fixed version: {slug}").format(slug=f"`{example.fixed_by}`")
+                       + (f" ({_(fixed.title)})" if fixed else ""))
 
 
 def keep_source() -> None:
@@ -132,8 +137,8 @@ def open_file(max_source_bytes: int) -> None:
     state.code_from_outside()
     note = _("Opened {name}.").format(name=upload.name)
     if opened.dropped:
-        note += " " + _("Left out, because plain Python cannot run them: {items}.").format(
-            items=", ".join(f"`{item}`" for item in opened.dropped))
+        note = sentences(note, _("Left out, because plain Python cannot run them: {items}.").format(
+            items=", ".join(f"`{item}`" for item in opened.dropped)))
     st.session_state[keys.OPEN_NOTE] = ("info", note)
 
 
@@ -168,7 +173,7 @@ def source_editor(settings: Settings) -> tuple[list[source_info.FunctionInfo], C
     source = st.session_state.get(keys.SOURCE, "")
     error = source_info.syntax_error(source)
     if error:
-        st.error(f"Syntax error, {error}")
+        st.error(_("Syntax error, {error}").format(error=error))
     return source_info.functions(source), draw
 
 
@@ -178,7 +183,7 @@ SCRIPT = ""   # the picker's entry for script mode: the file runs as `python fil
 def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.FunctionInfo | None:
     names = [i.name for i in infos]
     if not names:
-        st.info("No function found in the code yet: define one with `def`.")
+        st.info(_("No function found in the code yet: define one with `def`."))
         return None
     choices = names + [SCRIPT]
     example = gallery.BY_SLUG.get(str(st.session_state.get(keys.EXAMPLE) or ""))
@@ -193,5 +198,5 @@ def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.Functi
             return _("run as script: the whole file, as python file.py would")
         return name + ("  (@tf.function)" if any(i.name == name and i.decorated for i in infos) else "")
 
-    st.selectbox("Function to call", choices, key=keys.FUNCTION, format_func=label)
+    st.selectbox(_("Function to call"), choices, key=keys.FUNCTION, format_func=i18n.bound(label))
     return next((i for i in infos if i.name == st.session_state[keys.FUNCTION]), None)

@@ -9,6 +9,8 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..i18n import _
+
 MAX_ZIP_BYTES = 64 * 2**20      # the sum of the files' sizes, before compression
 PARTS = ("savedmodel", "tensorboard")
 
@@ -68,12 +70,13 @@ def zip_tree(root: str, name: str, *, max_bytes: int = MAX_ZIP_BYTES) -> Archive
             total += info.st_size
             found.append((path, relative, info.st_size))
     if total > max_bytes:
-        return Archive(name, None, [r for _, r, _ in found], total, skipped,
-                       f"{name}: {total / 2**20:.1f} MiB of files is over the {max_bytes / 2**20:.0f} "
-                       "MiB download cap, so no zip was made.")
+        return Archive(name, None, [r for _p, r, _s in found], total, skipped,
+                       _("{name}: {size} MiB of files is over the {cap} MiB download cap, so no "
+                         "zip was made.").format(name=name, size=f"{total / 2**20:.1f}",
+                                                 cap=f"{max_bytes / 2**20:.0f}"))
     buffer, stored = io.BytesIO(), []
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path, relative, _ in found:
+        for path, relative, _size in found:
             data = _read_regular(path)
             if data is None:
                 skipped.append(relative)
@@ -100,18 +103,19 @@ EXPORT_PREFIX = "playground-export-"   # what exports.FileSink names its fresh d
 def unsafe_reason(path: str) -> str:
     """Why path is not a job's export directory this process may read and delete, or ""."""
     if not path or not os.path.isabs(path):
-        return "the report names no absolute export directory"
+        return _("the report names no absolute export directory")
     if os.path.islink(path) or not os.path.isdir(path):
-        return "the export directory is not on this server (it may have been removed already)"
+        return _("the export directory is not on this server (it may have been removed already)")
     real = os.path.realpath(path)
     protected = {os.path.realpath(p) for p in ("/", os.path.expanduser("~"), os.getcwd())}
     # Only the sandbox's own fresh dirs (exports.FileSink: mkdtemp "playground-export-*", ours).
     if (real in protected or os.path.realpath(os.getcwd()).startswith(real + os.sep)
             or not os.path.basename(real).startswith(EXPORT_PREFIX)
             or os.lstat(real).st_uid != os.geteuid()):
-        return f"{path} is not a job's scratch directory; it was left alone"
+        return _("{path} is not a job's scratch directory; it was left alone").format(path=path)
     if not any(os.path.isdir(os.path.join(path, part)) for part in PARTS):
-        return f"{path} holds neither savedmodel/ nor tensorboard/; it was left alone"
+        return _("{path} holds neither savedmodel/ nor tensorboard/; it was left alone").format(
+            path=path)
     return ""
 
 
@@ -120,7 +124,8 @@ def collect(path: str, *, max_bytes: int = MAX_ZIP_BYTES, remove: bool = True) -
     deleted afterwards so nothing the job wrote stays on the server."""
     reason = unsafe_reason(path)
     if reason:  # neither read nor deleted: it may not be the job's at all
-        return {part: Archive(part, None, message=f"{part}: {reason}.") for part in PARTS}
+        return {part: Archive(part, None, message=_("{part}: {reason}.").format(part=part, reason=reason))
+                for part in PARTS}
     try:
         return {part: zip_tree(os.path.join(path, part), part, max_bytes=max_bytes) for part in PARTS}
     finally:

@@ -55,6 +55,8 @@ def annotations(source: str, report: Optional[Report], report_source: Optional[s
                     _("{type} in call {number}: {message}").format(
                         type=call.error.type, number=call.index + 1, message=call.error.message))
     for warning in report.warnings:
-        text = f"[{warning.code}] {warning.message}" + (f"\n{_('Fix:')} {warning.fix}" if warning.fix else "")
+        text = f"[{warning.code}] {warning.message}" + (
+            "\n" + _("Fix: {fix}").format(fix=warning.fix) if warning.fix else "")
+
         add(warning.line, 1, "warning", text)
     return found

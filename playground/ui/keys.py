@@ -30,6 +30,7 @@ DOWNLOAD_NOTEBOOK = "download_notebook"
 PRESENT = "present"             # toggle: presenter mode (ui/presenter.py)
 PRESENT_PREVIOUS = "present_previous"
 PRESENT_NEXT = "present_next"
+LANGUAGE = "language"           # the page's language (i18n.LANGUAGES), also ?lang=
 
 # Results and chart-only controls
 RESULT_TAB = "result_tab"       # the open results tab; only it is drawn
@@ -68,6 +69,7 @@ OPENED_FILE = "_opened_file"              # file_id of the upload last loaded
 OPEN_NOTE = "_open_note"                  # (kind, message) about the file last opened
 NOTEBOOK = "_notebook"                    # (run number, .ipynb text) of the last result
 PRESENT_PENDING = "_present_pending"      # (slug, runs so far) a presenter step still owes a run
+LANGUAGE_CHOSEN = "_language_chosen"      # the language came from the URL or the toggle
 
 
 def param(kind: str, name: str) -> str:

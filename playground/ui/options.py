@@ -7,11 +7,13 @@ import streamlit as st
 
 from .. import versions
 from ..config import Settings
-from ..i18n import _
+from ..i18n import N_, _
 from . import keys
 from .plan import show_error
 
-REDUCE_LABEL = "reduce_retracing (formerly experimental_relax_shapes)"
+REDUCE_LABEL = N_("reduce_retracing (formerly experimental_relax_shapes)")
+TIMING_LABEL = N_("Time eager vs graph vs XLA")   # named again by the Timing tab's hint
+
 
 
 def gpu_present() -> bool:
@@ -20,34 +22,35 @@ def gpu_present() -> bool:
 
 
 def options(max_budget_s: float) -> None:
-    st.text_input("input_signature", key=keys.SIGNATURE, placeholder="e.g. float32[None,3]",
-                  help="One TensorSpec per parameter, None for a dynamic dim. Empty: no signature.")
+    st.text_input("input_signature", key=keys.SIGNATURE, placeholder=_("e.g. float32[None,3]"),
+                  help=_("One TensorSpec per parameter, None for a dynamic dim. Empty: no signature."))
     show_error(keys.SIGNATURE)
-    st.toggle(REDUCE_LABEL, key=keys.REDUCE_RETRACING,
-              help="Generalise shapes after a retrace instead of tracing each new shape.")
+    st.toggle(_(REDUCE_LABEL), key=keys.REDUCE_RETRACING,
+              help=_("Generalise shapes after a retrace instead of tracing each new shape."))
     st.toggle("jit_compile (XLA)", key=keys.JIT_COMPILE)
     c1, c2 = st.columns(2)
-    c1.toggle("Time eager vs graph vs XLA", key=keys.TIMING)
+    c1.toggle(_(TIMING_LABEL), key=keys.TIMING)
     if float(st.session_state.get(keys.TIMING_BUDGET) or 2.0) > max_budget_s:
         st.session_state[keys.TIMING_BUDGET] = float(max_budget_s)
     # Always rendered (disabled when off) so its value survives toggling timing.
-    c2.number_input("Timing budget (s)", key=keys.TIMING_BUDGET, min_value=0.1,
+    c2.number_input(_("Timing budget (s)"), key=keys.TIMING_BUDGET, min_value=0.1,
                     max_value=float(max_budget_s), step=0.5,
                     disabled=not st.session_state.get(keys.TIMING))
     show_error(keys.TIMING_BUDGET)
     if st.session_state.get(keys.TIMING):
-        st.text_input("Size sweep (optional)", key=keys.SWEEP, placeholder="e.g. x[0]=16,64,256,1024",
-                      help="ARG[DIM]=SIZE,...: time the last call of the plan with that dimension of "
-                           "that argument (name or position) set to each size.")
+        st.text_input(_("Size sweep (optional)"), key=keys.SWEEP,
+                      placeholder=_("e.g. x[0]=16,64,256,1024"),
+                      help=_("ARG[DIM]=SIZE,...: time the last call of the plan with that dimension "
+                             "of that argument (name or position) set to each size."))
         show_error(keys.SWEEP)
     else:  # keep the text while the field is hidden (Streamlit drops unrendered widget state)
         st.session_state[keys.SWEEP] = st.session_state.get(keys.SWEEP, "")
-    st.toggle("Export SavedModel (and a TensorBoard graph log)", key=keys.EXPORT,
-              help="Saves the function as a SavedModel, reloads it in a fresh worker and checks "
-                   "each signature against the original outputs.")
+    st.toggle(_("Export SavedModel (and a TensorBoard graph log)"), key=keys.EXPORT,
+              help=_("Saves the function as a SavedModel, reloads it in a fresh worker and checks "
+                     "each signature against the original outputs."))
     if gpu_present():
         st.session_state.setdefault(keys.DEVICE, "auto")
-        st.radio("Device", ("auto", "cpu", "gpu"), key=keys.DEVICE, horizontal=True)
+        st.radio(_("Device"), ("auto", "cpu", "gpu"), key=keys.DEVICE, horizontal=True)
 
 
 @st.cache_data(ttl=60, show_spinner=False)

@@ -5,8 +5,10 @@ import dataclasses
 
 import streamlit as st
 
-from .. import specs
+from .. import i18n, specs
+
 from ..errors import SpecError
+from ..i18n import _
 from . import keys, source_info
 from .source_info import FunctionInfo
 
@@ -50,34 +52,40 @@ def _is_python(name: str) -> bool:
 def argument_builder(info: FunctionInfo | None) -> None:
     if info is None or not info.params:
         return
-    with st.expander(f"Arguments of {info.name}({', '.join(info.params)})", expanded=False):
-        st.caption("Pick tensor or Python value per parameter, then add a call to the plan. "
-                   "Use None in a shape for a dynamic dim in the input_signature.")
+    with st.expander(_("Arguments of {signature}").format(
+            signature=f"{info.name}({', '.join(info.params)})"), expanded=False):
+        st.caption(_("Pick tensor or Python value per parameter, then add a call to the plan. "
+                     "Use None in a shape for a dynamic dim in the input_signature."))
         for name in info.params:
             c1, c2, c3 = st.columns([1, 1, 2])
             kind_key = keys.param("kind", name)
             st.session_state.setdefault(kind_key, "tensor")
-            c1.selectbox(f"`{name}`", KINDS, key=kind_key)
+            c1.selectbox(f"`{name}`", KINDS, key=kind_key, format_func=i18n.bound(kind_label))
             if st.session_state[kind_key] == "tensor":
                 st.session_state.setdefault(keys.param("dtype", name), "float32")
                 st.session_state.setdefault(keys.param("shape", name), "3")
                 c2.selectbox("dtype", specs.DTYPES, key=keys.param("dtype", name))
-                c3.text_input("shape", key=keys.param("shape", name), help="e.g. 3 or 2,3 or None,3")
+                c3.text_input(_("shape"), key=keys.param("shape", name),
+                              help=_("e.g. 3 or 2,3 or None,3"))
             else:
                 st.session_state.setdefault(keys.param("value", name), "1")
-                c3.text_input("Python value", key=keys.param("value", name))
+                c3.text_input(_("Python value"), key=keys.param("value", name))
         b1, b2 = st.columns(2)
-        b1.button("Add this call to the plan", key=keys.APPEND_CALL, on_click=append_call,
+        b1.button(_("Add this call to the plan"), key=keys.APPEND_CALL, on_click=append_call,
                   args=(info.params,))
-        b2.button("Use as input_signature", key=keys.BUILD_SIGNATURE, on_click=build_signature,
+        b2.button(_("Use as input_signature"), key=keys.BUILD_SIGNATURE, on_click=build_signature,
                   args=(info.params,))
+
+
+def kind_label(kind: str) -> str:
+    return {"tensor": _("tensor"), "python": _("Python value")}.get(kind, kind)
 
 
 def plan_text() -> None:
-    st.text_area("Call plan: one call per line", key=keys.CALLS, height=110,
-                 help='Tensor specs like float32[3] make a random tensor of that shape; Python '
-                      'literals pass as they are; name=value passes by keyword. '
-                      'Example: "float32[2,3], n=2". A line "()" is a call with no arguments.')
+    st.text_area(_("Call plan: one call per line"), key=keys.CALLS, height=110,
+                 help=_('Tensor specs like float32[3] make a random tensor of that shape; Python '
+                        'literals pass as they are; name=value passes by keyword. '
+                        'Example: "float32[2,3], n=2". A line "()" is a call with no arguments.'))
     show_error(keys.CALLS)
 
 
@@ -96,20 +104,22 @@ def sweep_error(text: str, lines: list[str], source: str, function: str) -> str:
     try:
         sweep = specs.parse_sweep(text)
     except SpecError as error:
-        return f"Size sweep: {error}"
+        return _("Size sweep: {error}").format(error=error)
     info = next((i for i in source_info.functions(source) if i.name == function), None)
     if isinstance(sweep.arg, str) and info is not None:
         if sweep.arg not in info.params:
-            return f"Size sweep: {sweep.arg!r} is not a parameter of {info.name}({', '.join(info.params)})"
+            return _("Size sweep: {arg} is not a parameter of {signature}").format(
+                arg=repr(sweep.arg), signature=f"{info.name}({', '.join(info.params)})")
         sweep = dataclasses.replace(sweep, arg=info.params.index(sweep.arg))
     if not lines:
-        return "Size sweep: the call plan is empty; the sweep resizes its last call."
+        return _("Size sweep: the call plan is empty; the sweep resizes its last call.")
     try:
         last = specs.parse_call(lines[-1])
         for size in sweep.sizes:
             specs.resize(last, sweep, size)
     except SpecError as error:
-        return f"Size sweep on the last call ({lines[-1]!r}): {error}"
+        return _("Size sweep on the last call ({call}): {error}").format(call=repr(lines[-1]),
+                                                                         error=error)
     return ""
 
 
@@ -119,17 +129,20 @@ def validate(values: dict, *, max_calls: int, max_source_bytes: int,
     errors: dict[str, str] = {}
     source = str(values.get(keys.SOURCE) or "")
     if not source.strip():
-        errors[keys.SOURCE] = "The editor is empty: paste a function first."
+        errors[keys.SOURCE] = _("The editor is empty: paste a function first.")
     elif len(source.encode()) > max_source_bytes:
-        errors[keys.SOURCE] = f"The code is {len(source.encode())} bytes; the limit is {max_source_bytes}."
+        errors[keys.SOURCE] = _("The code is {size} bytes; the limit is {limit}.").format(
+            size=len(source.encode()), limit=max_source_bytes)
     lines = call_lines(str(values.get(keys.CALLS) or ""))
     if len(lines) > max_calls:
-        errors[keys.CALLS] = f"{len(lines)} calls; the limit is {max_calls} per run."
+        errors[keys.CALLS] = _("{n} calls; the limit is {limit} per run.").format(
+            n=len(lines), limit=max_calls)
     for number, line in enumerate(lines, 1):
         try:
             specs.parse_call(line)
         except SpecError as error:
-            errors[keys.CALLS] = f"Call {number} ({line!r}): {error}"
+            errors[keys.CALLS] = _("Call {number} ({call}): {error}").format(
+                number=number, call=repr(line), error=error)
             break
     signature = str(values.get(keys.SIGNATURE) or "").strip()
     if signature:
@@ -144,5 +157,7 @@ def validate(values: dict, *, max_calls: int, max_source_bytes: int,
             errors[keys.SWEEP] = message
     budget = float(values.get(keys.TIMING_BUDGET) or 0)
     if values.get(keys.TIMING) and not 0 < budget <= max_budget_s:
-        errors[keys.TIMING_BUDGET] = f"The timing budget must be between 0 and {max_budget_s:g} s."
+        errors[keys.TIMING_BUDGET] = _("The timing budget must be between 0 and {limit} s.").format(
+            limit=f"{max_budget_s:g}")
+
     return errors

@@ -8,7 +8,8 @@ from typing import Optional
 
 import streamlit as st
 
-from .. import gallery
+from .. import gallery, i18n, reasons
+
 from ..config import Settings
 from ..errors import PlaygroundError
 from ..executor import make_executor
@@ -66,7 +67,7 @@ def warm() -> None:
         st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
 
 
-def build_job(values: dict) -> Job:
+def build_job(values: dict, language: str = "en") -> Job:
     signature = str(values.get(keys.SIGNATURE) or "").strip()
     sweep = str(values.get(keys.SWEEP) or "").strip()
     return Job(source=str(values[keys.SOURCE]), function=str(values.get(keys.FUNCTION) or "") or None,
@@ -79,7 +80,7 @@ def build_job(values: dict) -> Job:
                sweep=sweep if values.get(keys.TIMING) and sweep else None,
                export=bool(values.get(keys.EXPORT)),
                device=str(st.session_state.get(keys.DEVICE, "auto")),
-               tf_version=str(st.session_state.get(keys.TF_VERSION) or ""))
+               tf_version=str(st.session_state.get(keys.TF_VERSION) or ""), language=language)
 
 
 def pristine_example(values: dict) -> Optional[str]:
@@ -103,9 +104,10 @@ def eta_text(eta_s: object) -> str:
     if not seconds > 0 or seconds == float("inf"):
         return ""
     if seconds < 1:
-        return ", starting in under a second"
-    shown = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
-    return f", about {shown} to start"
+        return _(", starting in under a second")
+    if seconds < 90:
+        return _(", about {seconds} s to start").format(seconds=f"{seconds:.0f}")
+    return _(", about {minutes} min to start").format(minutes=f"{seconds / 60:.0f}")
 
 
 def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
@@ -116,21 +118,22 @@ def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
     if kind == "queued":
         ahead = int(event.get("position") or 0)
         eta = eta_text(event.get("eta_s"))
-        return (f"Queued: {ahead} job(s) ahead of yours{eta}" if ahead
-                else f"Waiting for a warm worker{eta}…"), None
+        return (_("Queued: {ahead} job(s) ahead of yours{eta}").format(ahead=ahead, eta=eta) if ahead
+                else _("Waiting for a warm worker{eta}…").format(eta=eta)), None
     if kind == "starting_version":
         return _("Starting TensorFlow {version}: no warm worker has it yet, so this run first "
                  "imports it…").format(version=event.get("tf_version", "")), None
     if kind == "started":
-        return "Running in a sandboxed worker…", 0.0
+        return _("Running in a sandboxed worker…"), 0.0
     if kind == "call_finished":
         index = int(event.get("index", 0))
-        traced = "traced" if event.get("retraced") else "reused a graph"
-        reason = f" ({event['reason']})" if event.get("reason") else ""
-        return f"Call {index + 1} of {calls}: {traced}{reason}", (index + 1) / max(calls, 1)
+        traced = _("traced") if event.get("retraced") else _("reused a graph")
+        reason = f" ({reasons.text(event['reason'])})" if event.get("reason") else ""
+        return _("Call {number} of {calls}: {traced}{reason}").format(
+            number=index + 1, calls=calls, traced=traced, reason=reason), (index + 1) / max(calls, 1)
     if kind == "timing":
-        return f"Timing {event.get('mode', '')}…", float(event.get("progress", 0.0))
-    return "Running…", None
+        return _("Timing {mode}…").format(mode=event.get("mode", "")), float(event.get("progress", 0.0))
+    return _("Running…"), None
 
 
 class RunProgress:
@@ -140,12 +143,14 @@ class RunProgress:
 
     def __init__(self, calls: int) -> None:
         self.calls = calls
+        self.language = i18n.current()   # events may come from the executor's own thread
         self.line = st.empty()
         self.bar = st.empty()
-        self.line.caption("Submitting…")
+        self.line.caption(_("Submitting…"))
 
     def on_event(self, event: dict) -> None:
-        label, fraction = _describe(event, self.calls)
+        with i18n.using(self.language):
+            label, fraction = _describe(event, self.calls)
         try:
             self.line.caption(label)
             if fraction is not None:
@@ -170,7 +175,7 @@ def _session_id() -> str:
 def run_button(settings: Settings, requested: bool = False) -> None:
     """Draws the button; on a click (or `requested`: Ctrl+Enter in the editor), runs the job and
     stores the Result (or the error)."""
-    if not st.button("Run", key=keys.RUN, type="primary", width="stretch") and not requested:
+    if not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch") and not requested:
         return
     values = state.current_values()
     errors = plan.validate(values, max_calls=settings.max_calls,
@@ -180,7 +185,7 @@ def run_button(settings: Settings, requested: bool = False) -> None:
     st.session_state.pop(keys.RUN_ERROR, None)
     if errors:
         st.rerun()  # redraw so each message sits next to its field
-    job = build_job(values)
+    job = build_job(values, i18n.current())
     session, client = _session_id(), client_id(settings.client_ip_header)
     side_b = compare_run.prepare(values, job)   # None: no compare; a bad setting reruns
     started = time.monotonic()
@@ -191,11 +196,11 @@ def run_button(settings: Settings, requested: bool = False) -> None:
                                                 lambda b: log_run(session, started, b, client=client))
     except PlaygroundError as error:
         log_run(session, started, error=error, client=client)
-        progress.finish("The run did not finish")
+        progress.finish(_("The run did not finish"))
         st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
         return
     log_run(session, started, report, client=client)
-    progress.finish(f"Done: {report.message or report.status}")
+    progress.finish(_("Done: {summary}").format(summary=report.message or report.status))
     previous = state.result()
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.
     archives = export_zip.collect(report.export.path) if report.export else {}

@@ -4,6 +4,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..i18n import _
+
+
 
 @dataclass(frozen=True)
 class FunctionInfo:
@@ -60,7 +63,7 @@ def syntax_error(source: str) -> str:
     try:
         ast.parse(source)
     except SyntaxError as error:
-        return f"line {error.lineno}: {error.msg}"
+        return _("line {line}: {message}").format(line=error.lineno, message=error.msg)
     except ValueError:
-        return "the code contains a null byte; paste plain text"
+        return _("the code contains a null byte; paste plain text")
     return ""

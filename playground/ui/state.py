@@ -11,6 +11,7 @@ import streamlit as st
 from .. import gallery
 from ..compare import Comparison
 from ..config import Settings
+from ..i18n import _
 from ..job import Job, Report
 from ..specs import NO_ARGUMENTS
 from . import keys
@@ -48,7 +49,7 @@ def decode_source(text: str, max_bytes: Optional[int] = None) -> str:
     inflater = zlib.decompressobj()
     data = inflater.decompress(base64.urlsafe_b64decode(padded.encode()), limit + 1)
     if len(data) > limit or inflater.unconsumed_tail:
-        raise ValueError(f"the shared code is over {limit} bytes")
+        raise ValueError(_("the shared code is over {limit} bytes").format(limit=limit))
     return data.decode()
 
 
@@ -159,9 +160,15 @@ def current_values() -> dict:
     return {k: st.session_state.get(k) for k in STATE_KEYS}
 
 
+def page_params() -> dict[str, str]:
+    """The inputs' query params and the page's language (?lang=)."""
+    from . import language
+    return {**params_from_values(current_values()), **language.url_params()}
+
+
 def sync_url() -> None:
     """The URL follows the state on every rerun, so a reload or a crashed tab loses nothing."""
-    params = params_from_values(current_values())
+    params = page_params()
     if params != st.query_params.to_dict():
         st.query_params.from_dict(params)
 
@@ -173,7 +180,7 @@ def share_link() -> str:
         base = (st.context.url or "").split("?")[0]
     except AttributeError:  # older Streamlit without st.context.url
         pass
-    return f"{base}?{urlencode(params_from_values(current_values()))}"
+    return f"{base}?{urlencode(page_params())}"
 
 
 def result() -> Optional[Result]:

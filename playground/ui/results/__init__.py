@@ -3,14 +3,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import gallery, notebook
-from ...i18n import _
+from ... import gallery, i18n, notebook
+from ...i18n import N_, _, _p
 from ...job import FunctionReport, Report
 from .. import keys
 from ..state import Result
 from . import code, compare, console, export, graph, problems, timing, traces
 
+# The tabs by English name, shown in context "tab": "Traces" is also a metric's label.
+TAB = "tab"
 TABS = ("Converted code", "Traces", "Timing", "Graph", "Console", "Problems")
+EXPORT_TAB = "Export"
+
+
+def tab_label(name: str) -> str:
+    labels = {"Converted code": _p("tab", "Converted code"), "Traces": _p("tab", "Traces"),
+              "Timing": _p("tab", "Timing"), "Graph": _p("tab", "Graph"),
+              "Console": _p("tab", "Console"), "Problems": _p("tab", "Problems"),
+              "Export": _p("tab", "Export")}
+    return labels.get(name, name)
 # Controls drawn inside a tab, with their defaults. Streamlit forgets a widget's value in a run
 # that does not draw it, and only the open tab is drawn; held as plain state, they survive.
 TAB_CONTROLS = {keys.TIMING_LOG: True, keys.TIMING_POINTS: True}
@@ -24,34 +35,48 @@ def environment_line(report: Report, number: int) -> None:
     """Device, TF version and isolation, always in view next to the numbers they produced."""
     level = isolation(report)
     ex = report.executor    # Ray: the node, its pool actor, and whether the worker was forked warm
-    node = (f" · node {ex.node}" + (f" · actor {ex.actor[:8]}" if ex.actor else "") +
-            {True: " · warm", False: " · cold"}.get(ex.warm, "")) if ex else ""
-    st.caption(f"Run {number} · TensorFlow {report.tensorflow_version} · device **{report.device}** · "
-               f"isolation **{level}**{node} · {report.duration_s:.2f} s")
+    node = (_(" · node {node}").format(node=ex.node) +
+            (_(" · actor {actor}").format(actor=ex.actor[:8]) if ex.actor else "") +
+            {True: _(" · warm"), False: _(" · cold")}.get(ex.warm, "")) if ex else ""
+    st.caption(_("Run {number} · TensorFlow {version} · device **{device}** · isolation "
+                 "**{isolation}**{node} · {seconds} s").format(
+        number=number, version=report.tensorflow_version, device=report.device, isolation=level,
+        node=node, seconds=f"{report.duration_s:.2f}"))
     for fallback in report.fallbacks:    # a private TF API this version lacks (engine/compat.py)
         text = _("On TensorFlow {version}, {feature}: {detail}").format(
             version=report.tensorflow_version, feature=fallback.feature, detail=fallback.detail)
         (st.caption if fallback.available else st.warning)(text)
     if level != "bubblewrap":
-        st.warning(f"Reduced isolation ({level}): not for public hosting. Jobs ran without the "
-                   "bubblewrap sandbox, so pasted code could reach this machine.")
+        st.warning(_("Reduced isolation ({isolation}): not for public hosting. Jobs ran without "
+                     "the bubblewrap sandbox, so pasted code could reach this machine.").format(
+            isolation=level))
 
 
 def summary(report: Report) -> None:
     calls = sum(len(f.calls) for f in report.functions)
     failed = sum(1 for f in report.functions for c in f.calls if c.error and not c.handled)
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Traces", report.tracing_count,
-              help="How many times tf.function traced the Python body into a graph.")
-    c2.metric("Calls", calls)
-    c3.metric("Problems", len(report.warnings) + failed + (1 if report.error else 0))
-    c4.metric("Status", report.status)
+    c1.metric(_("Traces"), report.tracing_count,
+              help=_("How many times tf.function traced the Python body into a graph."))
+    c2.metric(_("Calls"), calls)
+    c3.metric(_("Problems"), len(report.warnings) + failed + (1 if report.error else 0))
+    c4.metric(_("Status"), status_text(report.status))
     if report.status != "ok" or report.error:
         # The report's message names the exception and its line; the Problems tab has the rest.
         text = report.message or (report.error.message if report.error else "")
-        st.error(f"{report.status}: {text}" if text else report.status)
+        status = status_text(report.status)
+        st.error(_("{status}: {message}").format(status=status, message=text) if text else status)
     elif report.message:
         st.success(report.message)
+
+
+STATUSES = {"ok": N_("ok"), "error": N_("error"), "timeout": N_("timeout"), "memory": N_("memory"),
+            "killed": N_("killed")}
+
+
+def status_text(status: str) -> str:
+    """The report's status code as a word of the reader's language."""
+    return _(STATUSES[status]) if status in STATUSES else status
 
 
 def claim_checks(result: Result) -> None:
@@ -61,12 +86,12 @@ def claim_checks(result: Result) -> None:
     checks = gallery.check(example, result.report)
     if not checks:
         return
-    st.markdown(f"**Article says vs TensorFlow {result.report.tensorflow_version} does** "
-                f"(`{example.slug}`)")
+    st.markdown(_("**Article says vs TensorFlow {version} does** ({slug})").format(
+        version=result.report.tensorflow_version, slug=f"`{example.slug}`"))
     if example.article_claim:
-        st.caption(f"Article: {example.article_claim}")
-    rows = [{"check": c.what, "expected": c.expected, "this run": c.actual,
-             "holds": "yes" if c.holds else "NO: differs"} for c in checks]
+        st.caption(_("Article: {claim}").format(claim=_(example.article_claim)))
+    rows = [{_("check"): c.what, _("expected"): c.expected, _("this run"): c.actual,
+             _("holds"): _("yes") if c.holds else _("NO: differs")} for c in checks]
     st.dataframe(rows, hide_index=True, width="stretch")
 
 
@@ -75,7 +100,7 @@ def pick_function(report: Report) -> FunctionReport | None:
         return None
     names = [f.name for f in report.functions]
     if len(names) > 1:
-        st.selectbox("Function", names, key=keys.RESULT_FUNCTION)
+        st.selectbox(_("Function"), names, key=keys.RESULT_FUNCTION)
     chosen = st.session_state.get(keys.RESULT_FUNCTION, names[0])
     return next((f for f in report.functions if f.name == chosen), report.functions[0])
 
@@ -94,6 +119,17 @@ def notebook_download(result: Result) -> None:
                               "in plain TensorFlow."))
 
 
+def keep_open_tab(names: list[str], labels: list[str]) -> None:
+    """The open tab is held by its label; after a language switch, the same tab in the new one."""
+    held = st.session_state.get(keys.RESULT_TAB)
+    if held is None or held in labels:
+        return
+    for name, label in zip(names, labels):
+        if held in {i18n.translation(language).pgettext(TAB, name) for language in i18n.LANGUAGES}:
+            st.session_state[keys.RESULT_TAB] = label
+            return
+
+
 def render(result: Result) -> None:
     report = result.report
     if result.comparison is not None:   # compare mode: both sides, side by side
@@ -107,10 +143,12 @@ def render(result: Result) -> None:
     views = [lambda: code.render(result, function), lambda: traces.render(function),
              lambda: timing.render(report, function), lambda: graph.render(function, result.job.source),
              lambda: console.render(report, function), lambda: problems.render(result)]
-    labels = list(TABS)
+    names = list(TABS)
     if result.job.export or report.export is not None:
-        labels.append("Export")
+        names.append(EXPORT_TAB)
         views.append(lambda: export.render(result))
+    labels = [tab_label(name) for name in names]
+    keep_open_tab(names, labels)
     # Only the open tab is drawn (switching tabs reruns): hidden charts, graphs and tables
     # cost the browser about 3 CPU-s per run (bench/load_test.py), and the server its time.
     for key, default in TAB_CONTROLS.items():

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ... import i18n
 from ...i18n import _
+
 from ...job import FunctionReport
 from .. import code_diff, keys, line_map, source_info
 from ..state import Result
@@ -41,8 +43,8 @@ def render(result: Result, function: FunctionReport | None) -> None:
         selected = st.selectbox(
             _("Light up a line of your code and what AutoGraph made of it"),
             line_choices(original, first_line, function), key=keys.CODE_LINE,
-            format_func=lambda n: _("(hover a line to see its partners)") if not n else
-            f"{n}: {lines[n - first_line].strip()[:70]}")
+            format_func=i18n.bound(lambda n: _("(hover a line to see its partners)") if not n else
+                                   f"{n}: {lines[n - first_line].strip()[:70]}"))
     st.markdown(_("**Your function** beside **what AutoGraph made of it** "
                   "(`tf.autograph.to_code`): lines of one colour belong together."))
     st.html(line_map.panes(original, first_line, function.converted_code,

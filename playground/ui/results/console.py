@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ...i18n import _
 from ...job import FunctionReport, Report
 
 
 def render(report: Report, function: FunctionReport | None) -> None:
-    st.caption("Python print() runs only while tracing; tf.print runs on every call.")
+    st.caption(_("Python print() runs only while tracing; tf.print runs on every call."))
     if function is not None:
         for call in function.calls:
-            traced = " · traced" if call.retraced else ""
-            st.markdown(f"**Call {call.index + 1}:** `{call.args}`{traced}")
-            st.code(call.stdout or "(no output)", language="text")
+            traced = _(" · traced") if call.retraced else ""
+            st.markdown(_("**Call {number}:** {args}{traced}").format(
+                number=call.index + 1, args=f"`{call.args}`", traced=traced))
+            st.code(call.stdout or _("(no output)"), language="text")
     if report.stdout and (function is None or not any(c.stdout for c in function.calls)):
-        st.markdown("**Whole run**")
+        st.markdown(_("**Whole run**"))
+
         st.code(report.stdout, language="text")

@@ -5,6 +5,8 @@ from typing import Optional
 
 import streamlit as st
 
+from ...i18n import _, sentences
+
 from ...job import ExportInfo, ExportSignature
 from .. import keys
 from ..export_zip import Archive
@@ -16,70 +18,75 @@ SERVE_HINT = "unzip savedmodel.zip && saved_model_cli show --dir savedmodel --al
 
 def check_text(signature: ExportSignature) -> str:
     if signature.verified is None:
-        return "not checked"
-    return "pass" if signature.verified else "FAIL"
+        return _("not checked")
+    return _("pass") if signature.verified else _("FAIL")
 
 
 def spec_text(specs: dict[str, str]) -> str:
-    return ", ".join(f"{name}: {spec}" for name, spec in specs.items()) or "(none)"
+    return ", ".join(f"{name}: {spec}" for name, spec in specs.items()) or _("(none)")
 
 
 def signature_rows(info: ExportInfo) -> list[dict]:
-    return [{"signature": s.key, "check": check_text(s), "inputs": spec_text(s.inputs),
-             "outputs": spec_text(s.outputs), "method": s.method,
-             "max |diff|": s.max_abs_diff, "message": s.message} for s in info.signatures]
+    return [{_("signature"): s.key, _("check"): check_text(s), _("inputs"): spec_text(s.inputs),
+             _("outputs"): spec_text(s.outputs), _("method"): s.method,
+             "max |diff|": s.max_abs_diff, _("message"): s.message} for s in info.signatures]
 
 
 def verdict(info: ExportInfo) -> None:
     failed = [s.key for s in info.signatures if s.verified is False]
     if not info.signatures:
-        st.error("Nothing was exported." + (f" {info.reason}" if info.reason else ""))
+        st.error(sentences(_("Nothing was exported."), info.reason))
         return
     if info.reason:
         st.info(info.reason)
     if info.verified:
-        st.success(f"Verified: reloaded with tf.saved_model.load in a fresh sandboxed worker, and "
-                   f"all {len(info.signatures)} signature(s) returned the original outputs.")
+        st.success(_("Verified: reloaded with tf.saved_model.load in a fresh sandboxed worker, "
+                     "and all {n} signature(s) returned the original outputs.").format(
+            n=len(info.signatures)))
     elif failed:
-        st.error(f"Reloaded outputs differ for: {', '.join(failed)}.")
+        st.error(_("Reloaded outputs differ for: {signatures}.").format(signatures=", ".join(failed)))
     else:
-        st.warning("Not verified: no reload check passed for every signature (see the table).")
+        st.warning(_("Not verified: no reload check passed for every signature (see the table)."))
 
 
 def download(archive: Optional[Archive], label: str, key: str) -> None:
     if archive is None:
-        st.caption(f"{label}: not available for this run.")
+        st.caption(_("{label}: not available for this run.").format(label=label))
         return
     if archive.data is None:
         st.warning(archive.message)
         return
-    st.download_button(f"{label} ({len(archive.data) / 1024:.0f} KiB zip)", archive.data,
+    st.download_button(_("{label} ({size} KiB zip)").format(
+        label=label, size=f"{len(archive.data) / 1024:.0f}"), archive.data,
                        f"{archive.name}.zip", "application/zip", key=key, width="stretch")
     if archive.skipped:
-        st.caption(f"Left out (not regular files, never followed): {', '.join(archive.skipped)}")
+        st.caption(_("Left out (not regular files, never followed): {files}").format(
+            files=", ".join(archive.skipped)))
 
 
 def render(result: Result) -> None:
     info = result.report.export
     if info is None:
-        st.info("Export was on, but the worker returned no export for this run "
-                "(see the Problems tab, or this server's engine cannot export yet).")
+        st.info(_("Export was on, but the worker returned no export for this run "
+                  "(see the Problems tab, or this server's engine cannot export yet)."))
         return
     verdict(info)
     if info.signatures:
-        st.markdown(f"**Signatures** ({len(info.signatures)})")
+        st.markdown(_("**Signatures** ({n})").format(n=len(info.signatures)))
         st.dataframe(signature_rows(info), hide_index=True, width="stretch")
     if info.listing:
-        st.markdown("**As `saved_model_cli show --all` lists it**")
+        st.markdown(_("**As `saved_model_cli show --all` lists it**"))
         st.code(info.listing, language="text")
     archives = result.archives
     c1, c2 = st.columns(2)
     with c1:
         download(archives.get("savedmodel"), "SavedModel", keys.DOWNLOAD_SAVEDMODEL)
     with c2:
-        download(archives.get("tensorboard"), "TensorBoard graph log", keys.DOWNLOAD_TENSORBOARD)
-    st.markdown("Open the graph in TensorBoard, or list the SavedModel's signatures:")
+        download(archives.get("tensorboard"), _("TensorBoard graph log"), keys.DOWNLOAD_TENSORBOARD)
+    st.markdown(_("Open the graph in TensorBoard, or list the SavedModel's signatures:"))
     st.code(f"{TENSORBOARD_HINT}\n{SERVE_HINT}", language="bash")
     if info.files:
-        with st.expander(f"Files ({len(info.files)}, {info.size_bytes / 1024:.0f} KiB)"):
+        with st.expander(_("Files ({n}, {size} KiB)").format(
+                n=len(info.files), size=f"{info.size_bytes / 1024:.0f}")):
+
             st.code("\n".join(info.files), language="text")

@@ -15,19 +15,21 @@ def op_types_figure(info: GraphInfo) -> go.Figure:
     names = sorted(set(info.op_types) | set(info.op_types_optimized),
                    key=lambda n: -info.op_types.get(n, 0))
     figure = go.Figure([
-        go.Bar(name=f"traced ({info.op_count})", x=names, y=[info.op_types.get(n, 0) for n in names]),
-        go.Bar(name=f"after Grappler ({info.op_count_optimized})", x=names,
+        go.Bar(name=_("traced ({n})").format(n=info.op_count), x=names,
+               y=[info.op_types.get(n, 0) for n in names]),
+        go.Bar(name=_("after Grappler ({n})").format(n=info.op_count_optimized), x=names,
                y=[info.op_types_optimized.get(n, 0) for n in names]),
     ])
-    figure.update_layout(barmode="group", title="Ops by type", yaxis_title="ops", height=320,
+    figure.update_layout(barmode="group", title=_("Ops by type"), yaxis_title=_("ops"), height=320,
                          margin=dict(l=40, r=10, t=50, b=40))
     return figure
 
 
 def ops_by_line_figure(info: GraphInfo) -> go.Figure:
     lines = list(info.ops_by_line)
-    figure = go.Figure(go.Bar(x=[f"line {n}" for n in lines], y=[info.ops_by_line[n] for n in lines],
-                              hovertemplate="%{x}: %{y} op(s)<extra></extra>"))
+    figure = go.Figure(go.Bar(x=[_("line {line}").format(line=n) for n in lines],
+                              y=[info.ops_by_line[n] for n in lines],
+                              hovertemplate=_("%{x}: %{y} op(s)") + "<extra></extra>"))
     figure.update_layout(title=_("Ops by the line of your code that made them"),
                          yaxis_title=_("ops"), height=280, margin=dict(l=40, r=10, t=50, b=40))
     return figure
@@ -40,7 +42,7 @@ def line_caption(info: GraphInfo, line: int) -> str:
 
 
 def ops_of_line(info: GraphInfo, line: int) -> list[dict]:
-    return [{"op": op.name, "type": op.type, "body": op.function or _("(top level)")}
+    return [{_("op"): op.name, _("type"): op.type, _("body"): op.function or _("(top level)")}
             for op in info.ops if op.line == line]
 
 
@@ -61,22 +63,23 @@ def by_source_line(info: GraphInfo, source: str) -> None:
 def render(function: FunctionReport | None, source: str = "") -> None:
     info = function.graph if function else None
     if info is None:
-        st.info("No graph: the function never traced successfully.")
+        st.info(_("No graph: the function never traced successfully."))
         return
     c1, c2 = st.columns(2)
-    c1.metric("Ops as traced", info.op_count)
-    c2.metric("Ops after Grappler", info.op_count_optimized,
+    c1.metric(_("Ops as traced"), info.op_count)
+    c2.metric(_("Ops after Grappler"), info.op_count_optimized,
               delta=info.op_count_optimized - info.op_count, delta_color="inverse")
     if info.note:
         st.info(info.note)
     st.plotly_chart(op_types_figure(info), key=keys.OP_TYPES_CHART, width="stretch")
     by_source_line(info, source)
     if info.dot:
-        with st.expander(f"The graph ({info.op_count} ops, last trace)",
+        with st.expander(_("The graph ({n} ops, last trace)").format(n=info.op_count),
                          expanded=info.op_count < DRAW_OPEN_BELOW):
             st.graphviz_chart(info.dot, width="content")
     if function and function.hlo:
         with st.expander("XLA HLO (jit_compile=True)"):
             st.code(function.hlo, language="text")
     elif function:
-        st.caption("Turn on jit_compile to see the XLA HLO.")
+        st.caption(_("Turn on jit_compile to see the XLA HLO."))
+

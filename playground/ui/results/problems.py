@@ -5,6 +5,7 @@ import html
 
 import streamlit as st
 
+from ...i18n import _
 from ...job import ErrorInfo
 from ..state import Result
 
@@ -46,10 +47,10 @@ def grouped_errors(result: Result) -> list[tuple[str, ErrorInfo]]:
             if call.error and not call.handled:   # a call the script caught is no problem
                 seen.setdefault((call.error.type, call.error.message), (call.error, []))[1].append(
                     str(call.index + 1))
-    errors = [(("call " if len(calls) == 1 else "calls ") + ", ".join(calls), error)
-              for error, calls in seen.values()]
+    errors = [((_("call {numbers}") if len(calls) == 1 else _("calls {numbers}")).format(
+        numbers=", ".join(calls)), error) for error, calls in seen.values()]
     if report.error:
-        errors.insert(0, ("the run", report.error))
+        errors.insert(0, (_("the run"), report.error))
     return errors
 
 
@@ -57,15 +58,18 @@ def render(result: Result) -> None:
     report = result.report
     errors = grouped_errors(result)
     if not report.warnings and not errors:
-        st.success("No problems found: no pitfall warnings and no errors.")
+        st.success(_("No problems found: no pitfall warnings and no errors."))
         return
     for warning in report.warnings:
-        where = f"line {warning.line}" if warning.line else "function"
-        st.warning(f"**{warning.code}** ({where}): {warning.message}\n\n**Fix:** {warning.fix}")
+        where = _("line {line}").format(line=warning.line) if warning.line else _("function")
+        st.warning(_("**{code}** ({where}): {message}\n\n**Fix:** {fix}").format(
+            code=warning.code, where=where, message=warning.message, fix=warning.fix))
     for where, error in errors:
-        st.error(f"**{error.type}** in {where}" + (f", line {error.line}" if error.line else ""))
+        st.error(_("**{type}** in {where}").format(type=error.type, where=where)
+                 + (_(", line {line}").format(line=error.line) if error.line else ""))
         st.code(error.traceback or error.message, language="text")
     marks = problem_lines(result)
     if marks:
-        st.markdown("**Your code, with the offending lines highlighted**")
+        st.markdown(_("**Your code, with the offending lines highlighted**"))
+
         st.markdown(highlighted_source(result.job.source, marks), unsafe_allow_html=True)

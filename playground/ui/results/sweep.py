@@ -7,6 +7,8 @@ from typing import Optional
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...i18n import _
+from ...reasons import mode_name
 from ...job import SweepPoint, Timing
 from .. import keys
 
@@ -39,14 +41,15 @@ def retrace_summary(points: list[SweepPoint]) -> str:
         return ""
     retraced = sum(1 for n in added[1:] if n > 0)
     if len(added) > 1 and retraced == len(added) - 1:
-        return (f"Graph mode traced again at every new size ({points[-1].graph_traces} traces for "
-                f"{len(points)} sizes): each size is a new shape. An input_signature with None in "
-                "this dimension, or reduce_retracing, lets one graph serve them all.")
+        return _("Graph mode traced again at every new size ({traces} traces for {sizes} sizes): "
+                 "each size is a new shape. An input_signature with None in this dimension, or "
+                 "reduce_retracing, lets one graph serve them all.").format(
+            traces=points[-1].graph_traces, sizes=len(points))
     if retraced == 0:
-        return (f"Graph mode reused one graph for all {len(points)} sizes "
-                "(input_signature or reduce_retracing generalised the shape).")
-    return (f"Graph mode retraced at {retraced} of {len(added) - 1} size changes "
-            f"({points[-1].graph_traces} traces in all).")
+        return _("Graph mode reused one graph for all {sizes} sizes (input_signature or "
+                 "reduce_retracing generalised the shape).").format(sizes=len(points))
+    return _("Graph mode retraced at {retraced} of {changes} size changes ({traces} traces in "
+             "all).").format(retraced=retraced, changes=len(added) - 1, traces=points[-1].graph_traces)
 
 
 def sweep_figure(timing: Timing, device: str) -> go.Figure:
@@ -57,29 +60,32 @@ def sweep_figure(timing: Timing, device: str) -> go.Figure:
         kept = [(p, t) for p, t in zip(points, traces) if getattr(p, attribute) is not None]
         if not kept:
             continue
-        x = [p.size for p, _ in kept]
-        y = [getattr(p, attribute) * 1e6 for p, _ in kept]
+        x = [p.size for p, _t in kept]
+        y = [getattr(p, attribute) * 1e6 for p, _t in kept]
         if name == "graph":
-            text = [f"{p.graph_traces} trace{'s' if p.graph_traces != 1 else ''}" +
-                    (" (retraced)" if t else "") for p, t in kept]
+            text = [(_("{n} traces") if p.graph_traces != 1 else _("{n} trace")).format(
+                n=p.graph_traces) + (_(" (retraced)") if t else "") for p, t in kept]
             figure.add_trace(go.Scatter(
-                x=x, y=y, name=name, mode="lines+markers+text", text=text,
+                x=x, y=y, name=mode_name(name), mode="lines+markers+text", text=text,
                 textposition="top center", textfont=dict(size=10, color=colour),
-                line=dict(color=colour), marker=dict(size=[12 if t else 7 for _, t in kept]),
-                hovertemplate="size %{x}: %{y:.3g} µs per call<br>graph: %{text}<extra>graph</extra>"))
+                line=dict(color=colour), marker=dict(size=[12 if t else 7 for _p, t in kept]),
+                hovertemplate=_("size %{x}: %{y:.3g} µs per call") +
+                "<br>%{text}<extra>" + mode_name(name) + "</extra>"))
         else:
             extra = ""
             if name == "xla":
-                extra = [f"<br>xla: {p.xla_traces} trace(s)" if p.xla_traces is not None else ""
-                         for p, _ in kept]
+                extra = ["<br>xla: " + _("{n} trace(s)").format(n=p.xla_traces)
+                         if p.xla_traces is not None else "" for p, _t in kept]
             figure.add_trace(go.Scatter(
-                x=x, y=y, name=name, mode="lines+markers", line=dict(color=colour),
+                x=x, y=y, name=mode_name(name), mode="lines+markers", line=dict(color=colour),
                 customdata=extra if extra else None,
-                hovertemplate="size %{x}: %{y:.3g} µs per call" +
-                              ("%{customdata}" if extra else "") + f"<extra>{name}</extra>"))
-    label = timing.sweep_label or "size"
-    figure.update_layout(title=f"Time per call vs {label} (on {device})",
-                         xaxis_title=f"{label} (log)", yaxis_title="µs per call (log)",
+                hovertemplate=_("size %{x}: %{y:.3g} µs per call") +
+                              ("%{customdata}" if extra else "") + f"<extra>{mode_name(name)}</extra>"))
+    label = timing.sweep_label or _("size")
+    figure.update_layout(title=_("Time per call vs {label} (on {device})").format(
+                             label=label, device=device),
+                         xaxis_title=_("{label} (log)").format(label=label),
+                         yaxis_title=_("µs per call (log)"),
                          xaxis_type="log", yaxis_type="log", height=380,
                          margin=dict(l=50, r=10, t=50, b=40), legend=dict(orientation="h", y=-0.2))
     sizes = [p.size for p in points]
@@ -95,20 +101,22 @@ def sweep_figure(timing: Timing, device: str) -> go.Figure:
 def rows(points: list[SweepPoint]) -> list[dict]:
     def us(value: Optional[float]) -> Optional[float]:
         return None if value is None else round(value * 1e6, 2)
-    return [{"size": p.size, "eager µs": us(p.eager_s), "graph µs": us(p.graph_s),
-             "XLA µs": us(p.xla_s), "graph traces": p.graph_traces, "XLA traces": p.xla_traces}
-            for p in points]
+    return [{_("size"): p.size, _("eager µs"): us(p.eager_s), _("graph µs"): us(p.graph_s),
+             _("XLA µs"): us(p.xla_s), _("graph traces"): p.graph_traces,
+             _("XLA traces"): p.xla_traces} for p in points]
 
 
 def render(timing: Timing, device: str) -> None:
     if not timing.sweep:
         return
-    st.markdown(f"**Size sweep** · {timing.sweep_label or 'size'} · measured on **{device}**")
+    st.markdown(_("**Size sweep** · {label} · measured on **{device}**").format(
+        label=timing.sweep_label or _("size"), device=device))
     st.plotly_chart(sweep_figure(timing, device), key=keys.TIMING_SWEEP, width="stretch")
     summary = retrace_summary(timing.sweep)
     if summary:
         st.caption(summary)
-    st.caption("Where the lines are flat, Python and dispatch overhead dominate; where they rise "
-               "with size, compute does. Missing points: that mode failed at that size.")
-    with st.expander("Sweep numbers"):
+    st.caption(_("Where the lines are flat, Python and dispatch overhead dominate; where they rise "
+                 "with size, compute does. Missing points: that mode failed at that size."))
+    with st.expander(_("Sweep numbers")):
+
         st.dataframe(rows(timing.sweep), hide_index=True, width="stretch")

@@ -9,17 +9,20 @@ import json
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...i18n import _
+from ...i18n import N_, _
 from ...job import FunctionReport, ModeTiming, Report, Timing
+from ...reasons import mode_name
 from .. import keys
+from ..options import TIMING_LABEL
 from . import sweep
 
-ENVIRONMENT_LABELS = (("device", "Device"), ("cpu", "CPU"), ("cpu_count", "CPU cores"),
+ENVIRONMENT_LABELS = (("device", N_("Device")), ("cpu", "CPU"), ("cpu_count", N_("CPU cores")),
                       ("tensorflow_version", "TensorFlow"), ("python", "Python"),
-                      ("onednn", "oneDNN"), ("intra_op_threads", "intra-op threads"),
-                      ("inter_op_threads", "inter-op threads"))
+                      ("onednn", "oneDNN"), ("intra_op_threads", N_("intra-op threads")),
+                      ("inter_op_threads", N_("inter-op threads")))
 
 PHASES = ("trace_s", "compile_s", "run_s")
+PHASE_NAMES = {"trace_s": N_("trace"), "compile_s": N_("compile"), "run_s": N_("run")}
 
 
 def modes(timing: Timing) -> dict[str, ModeTiming]:
@@ -34,10 +37,11 @@ def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure
     for name, mode in modes(timing).items():
         samples_us = [s * 1e6 for s in mode.samples_s]
         every += samples_us
-        figure.add_trace(go.Box(y=samples_us, name=name, boxpoints="all" if points else "outliers",
+        figure.add_trace(go.Box(y=samples_us, name=mode_name(name),
+                                boxpoints="all" if points else "outliers",
                                 jitter=0.4, pointpos=0))
-    figure.update_layout(title="Steady-state time per call (first call excluded)",
-                         yaxis_title="µs per call", yaxis_type="log" if log else "linear",
+    figure.update_layout(title=_("Steady-state time per call (first call excluded)"),
+                         yaxis_title=_("µs per call"), yaxis_type="log" if log else "linear",
                          showlegend=False, height=340, margin=dict(l=50, r=10, t=50, b=40))
     if log and every and min(every) > 0:
         ticks = sweep.log_ticks(every)
@@ -45,13 +49,15 @@ def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure
     return figure
 
 
+
 def phases_figure(timing: Timing) -> go.Figure:
     names = list(modes(timing))
-    figure = go.Figure([go.Bar(name=phase.removesuffix("_s"), x=names,
+    figure = go.Figure([go.Bar(name=_(PHASE_NAMES[phase]), x=[mode_name(n) for n in names],
                                y=[timing.phases.get(m, {}).get(phase, 0.0) * 1000 for m in names])
                         for phase in PHASES])
-    figure.update_layout(barmode="stack", title="First call: trace + compile + run",
-                         yaxis_title="ms", height=340, margin=dict(l=50, r=10, t=50, b=40))
+    figure.update_layout(barmode="stack", title=_("First call: trace + compile + run"),
+                         yaxis_title=_("ms"), height=340, margin=dict(l=50, r=10, t=50, b=40))
+
     return figure
 
 
@@ -77,23 +83,24 @@ def device_of(report: Report, timing: Timing) -> str:
 def environment_rows(env: dict) -> list[dict]:
     def shown(key: str, value: object) -> str:
         if key.endswith("_threads") and value == 0:
-            return "0 (TF default: all cores)"
+            return _("0 (TF default: all cores)")
         if isinstance(value, bool):
-            return "on" if value else "off"
+            return _("on") if value else _("off")
         return str(value)
-    known = [(label, key) for key, label in ENVIRONMENT_LABELS if key in env]
+    known = [(_(label), key) for key, label in ENVIRONMENT_LABELS if key in env]
     other = [(key, key) for key in env if key not in dict(ENVIRONMENT_LABELS)]
-    return [{"setting": label, "value": shown(key, env[key])} for label, key in known + other]
+    return [{_("setting"): label, _("value"): shown(key, env[key])} for label, key in known + other]
 
 
 def environment_card(report: Report, timing: Timing) -> None:
     env = environment(report, timing)
     with st.container(border=True):
-        st.markdown(f"**Environment** · these numbers come from **{device_of(report, timing)}**")
+        st.markdown(_("**Environment** · these numbers come from **{device}**").format(
+            device=device_of(report, timing)))
         if env:
             st.dataframe(environment_rows(env), hide_index=True, width="stretch")
         else:
-            st.caption("The engine sent no environment details for this run.")
+            st.caption(_("The engine sent no environment details for this run."))
 
 
 def samples_json(report: Report, timing: Timing) -> str:
@@ -109,12 +116,14 @@ def samples_json(report: Report, timing: Timing) -> str:
 
 
 def mode_rows(timing: Timing, device: str) -> list[dict]:
-    rows = [{"mode": n, "device": device, "median µs": round(m.median_s * 1e6, 2),
-             "IQR µs": round(m.iqr_s * 1e6, 2), "first call ms": round(m.first_call_s * 1000, 3),
-             "samples": len(m.samples_s), "noisy": m.noisy} for n, m in modes(timing).items()]
+    rows = [{_("mode"): mode_name(n), _("device"): device,
+ _("median µs"): round(m.median_s * 1e6, 2),
+             _("IQR µs"): round(m.iqr_s * 1e6, 2),
+             _("first call ms"): round(m.first_call_s * 1000, 3),
+             _("samples"): len(m.samples_s), _("noisy"): m.noisy} for n, m in modes(timing).items()]
     if any(m.peak_memory_bytes is not None for m in modes(timing).values()):
         for row, m in zip(rows, modes(timing).values()):  # GPU only: get_memory_info's peak
-            row["peak GPU memory MiB"] = (None if m.peak_memory_bytes is None
+            row[_("peak GPU memory MiB")] = (None if m.peak_memory_bytes is None
                                           else round(m.peak_memory_bytes / 2**20, 2))
     return rows
 
@@ -128,30 +137,32 @@ def range_text(timing: Timing, mode: str) -> str:
 
 def speedups(timing: Timing) -> None:
     cols = st.columns(4)
-    cols[0].metric("Graph speedup vs eager", f"{timing.speedup_graph:.2f}×",
-                   help="Eager median / graph median; below it the range from the quartiles "
-                        "of both. Below 1 means graph mode is slower here.")
+    cols[0].metric(_("Graph speedup vs eager"), f"{timing.speedup_graph:.2f}×",
+                   help=_("Eager median / graph median; below it the range from the quartiles "
+                          "of both. Below 1 means graph mode is slower here."))
     if range_text(timing, "graph"):
         cols[0].caption(range_text(timing, "graph"))
     if timing.speedup_xla is not None:
-        cols[1].metric("XLA speedup vs eager", f"{timing.speedup_xla:.2f}×")
+        cols[1].metric(_("XLA speedup vs eager"), f"{timing.speedup_xla:.2f}×")
         if range_text(timing, "xla"):
             cols[1].caption(range_text(timing, "xla"))
     for col, mode in zip(cols[2:], ("graph", "xla")):
         if mode in timing.break_even_calls:
             calls = timing.break_even_calls[mode]
             slower = (timing.speedup_graph if mode == "graph" else timing.speedup_xla or 0) < 1
-            never = "never (slower here)" if slower else "never"
-            col.metric(f"{mode} pays back after", f"{calls} calls" if calls else never,
-                       help="Calls until tracing/compile cost is recovered by faster steady state.")
+            never = _("never (slower here)") if slower else _("never")
+            col.metric(_("{mode} pays back after").format(mode=mode_name(mode)),
+                       _("{n} calls").format(n=calls) if calls else never,
+                       help=_("Calls until tracing/compile cost is recovered by faster steady "
+                              "state."))
 
 
 @st.fragment
 def charts(timing: Timing) -> None:
     """Chart-only controls rerun just this fragment, never the engine."""
     c1, c2 = st.columns(2)
-    log = c1.toggle("Log axis", key=keys.TIMING_LOG)           # defaults: TAB_CONTROLS
-    points = c2.toggle("Show every sample", key=keys.TIMING_POINTS)
+    log = c1.toggle(_("Log axis"), key=keys.TIMING_LOG)           # defaults: TAB_CONTROLS
+    points = c2.toggle(_("Show every sample"), key=keys.TIMING_POINTS)
     st.plotly_chart(distribution_figure(timing, log=log, points=points), key=keys.TIMING_BOX,
                     width="stretch")
 
@@ -159,17 +170,22 @@ def charts(timing: Timing) -> None:
 def render(report: Report, function: FunctionReport | None) -> None:
     timing = function.timing if function else None
     if timing is None:
-        st.info("Timing was off for this run. Turn on \"Time eager vs graph vs XLA\" and run again.")
+        st.info(_("Timing was off for this run. Turn on \"{option}\" and run again.").format(
+            option=_(TIMING_LABEL)))
         return
     device = device_of(report, timing)
-    st.info(f"Every number below was measured on **{device}** "
-            f"(TensorFlow {environment(report, timing).get('tensorflow_version', report.tensorflow_version)}).")
+    st.info(_("Every number below was measured on **{device}** (TensorFlow {version}).").format(
+        device=device,
+        version=environment(report, timing).get("tensorflow_version", report.tensorflow_version)))
     speedups(timing)
-    engine_flagged = any("noisy" in note for note in timing.notes)
     for name, mode in modes(timing).items():
+        # The engine's own note says it already (in the job's language), on a line "mode: ...".
+        engine_flagged = any(note.startswith((f"{name}: ", _("{mode}: {note}").format(
+            mode=mode_name(name), note=""))) for note in timing.notes)
         if mode.noisy and not engine_flagged:
-            st.warning(f"{name}: noisy (IQR {mode.iqr_s * 1e6:.1f} µs > 20% of median "
-                       f"{mode.median_s * 1e6:.1f} µs); rerun or raise the budget.")
+            st.warning(_("{mode}: noisy (IQR {iqr} µs > 20% of median {median} µs); rerun or "
+                         "raise the budget.").format(mode=mode_name(name), iqr=f"{mode.iqr_s * 1e6:.1f}",
+                                                     median=f"{mode.median_s * 1e6:.1f}"))
     for note in timing.notes:
         st.info(note)
     charts(timing)
@@ -178,7 +194,8 @@ def render(report: Report, function: FunctionReport | None) -> None:
     sweep.render(timing, device)
     environment_card(report, timing)
     c1, c2 = st.columns(2)
-    c1.download_button("Samples as CSV", samples_csv(timing), "timing.csv", "text/csv",
+    c1.download_button(_("Samples as CSV"), samples_csv(timing), "timing.csv", "text/csv",
                        key=keys.DOWNLOAD_CSV)
-    c2.download_button("Samples as JSON", samples_json(report, timing), "timing.json",
+    c2.download_button(_("Samples as JSON"), samples_json(report, timing), "timing.json",
+
                        "application/json", key=keys.DOWNLOAD_JSON)

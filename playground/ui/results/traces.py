@@ -4,7 +4,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ... import reasons
 from ...i18n import _
+
 from ...job import FunctionReport
 from .. import keys
 
@@ -16,10 +18,11 @@ def timeline_rows(function: FunctionReport) -> list[dict]:
         if call.error:
             handled = _(" (handled by your code)") if call.handled else ""
             outcome = f"{call.error.type}{handled}: {call.error.message.splitlines()[-1]}"
-        rows.append({"call": call.index + 1, "arguments": call.args,
-                     "traced": "traced" if call.retraced else "reused graph",
-                     "reason": call.reason or "", "traces so far": call.tracing_count,
-                     "ms": round(call.duration_s * 1000, 2), "result": outcome})
+        rows.append({_("call"): call.index + 1, _("arguments"): call.args,
+                     _("traced"): _("traced") if call.retraced else _("reused graph"),
+                     _("reason"): reasons.text(call.reason or ""),
+                     _("traces so far"): call.tracing_count,
+                     "ms": round(call.duration_s * 1000, 2), _("result"): outcome})
     return rows
 
 
@@ -28,13 +31,13 @@ def tracing_figure(function: FunctionReport) -> go.Figure:
     x = [c.index + 1 for c in calls]
     y = [c.tracing_count for c in calls]
     figure = go.Figure(go.Scatter(
-        x=x, y=y, mode="lines+markers", line_shape="hv", name="tracing count",
+        x=x, y=y, mode="lines+markers", line_shape="hv", name=_("tracing count"),
         marker=dict(size=[14 if c.retraced else 8 for c in calls],
                     color=["#d62728" if c.retraced else "#1f77b4" for c in calls]),
-        text=[(c.reason or "reused graph") for c in calls],
-        hovertemplate="call %{x}: %{y} trace(s)<br>%{text}<extra></extra>"))
-    figure.update_layout(title="Cumulative tracing count (red: this call traced)",
-                         xaxis_title="call number", yaxis_title="traces so far",
+        text=[(reasons.text(c.reason) if c.reason else _("reused graph")) for c in calls],
+        hovertemplate=_("call %{x}: %{y} trace(s)") + "<br>%{text}<extra></extra>"))
+    figure.update_layout(title=_("Cumulative tracing count (red: this call traced)"),
+                         xaxis_title=_("call number"), yaxis_title=_("traces so far"),
                          xaxis=dict(dtick=1), yaxis=dict(rangemode="tozero", dtick=1),
                          height=320, margin=dict(l=40, r=10, t=50, b=40))
     return figure
@@ -42,12 +45,13 @@ def tracing_figure(function: FunctionReport) -> go.Figure:
 
 def render(function: FunctionReport | None) -> None:
     if function is None or not function.calls:
-        st.info("No calls ran. Add calls to the plan (one per line) and run again.")
+        st.info(_("No calls ran. Add calls to the plan (one per line) and run again."))
         return
     st.dataframe(timeline_rows(function), hide_index=True, width="stretch")
     st.plotly_chart(tracing_figure(function), key=keys.TRACE_CHART, width="stretch")
     for warning in function.retracing_warnings:
-        st.warning(f"TensorFlow's own retracing warning fired:\n\n{warning}")
-    st.markdown(f"**Concrete functions** ({len(function.concrete_signatures)}): one graph per signature")
+        st.warning(_("TensorFlow's own retracing warning fired:") + f"\n\n{warning}")
+    st.markdown(_("**Concrete functions** ({n}): one graph per signature").format(
+        n=len(function.concrete_signatures)))
     if function.concrete_signatures:
         st.code("\n".join(function.concrete_signatures), language="text")
