@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from . import gallery, versions
-from .i18n import _
+from .i18n import _, _p
 from .job import Job, Report, from_dict
 
 Submit = Callable[[Job], Report]
@@ -81,12 +81,13 @@ def changes(names: list[str], results: dict[str, Measured]) -> list[str]:
 
 
 def render_text(table: ClaimTable) -> str:
-    holds, fails = _("holds"), _("FAILS")
+    holds, fails = _p("verdict", "holds"), _("FAILS")   # a cell, not the column "holds"
     lines = [_("Gallery claims on TensorFlow {versions}").format(versions=", ".join(table.versions))]
     for row in table.rows:
         cells = [f"{v}: {holds if m.holds else fails} ({m.actual})"
                  for v, m in ((v, row.results.get(v)) for v in table.versions) if m is not None]
-        lines.append(f"{row.example} / {row.what} (expected {row.expected}): " + "; ".join(cells))
+        lines.append(_("{example} / {check} (expected {expected}): {cells}").format(
+            example=row.example, check=row.what, expected=row.expected, cells="; ".join(cells)))
         lines += ["    " + _("changed between {change}").format(change=c) for c in row.changes]
     return "\n".join(lines)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..i18n import _
 from ..job import Fallback
 
 _TRACING_COMPILERS = ("_variable_creation_fn", "_no_variable_creation_fn")
@@ -41,11 +42,12 @@ def concrete_functions(fn: Any) -> Optional[list[Any]]:
               for name in _TRACING_COMPILERS]
     caches = [c for c in caches if c is not None]
     if not caches:
-        note("function cache", "this TensorFlow's tf.function keeps no readable cache: traces, "
-             "retrace reasons and graphs are missing", available=False)
+        note("function cache", _("this TensorFlow's tf.function keeps no readable cache: traces, "
+                                 "retrace reasons and graphs are missing"), available=False)
         return None
-    note("function cache", "read through Function._variable_creation_fn and "
-         "_no_variable_creation_fn (as on TensorFlow 2.12; 2.15 has Function._function_cache)")
+    note("function cache", _("read through Function._variable_creation_fn and "
+                             "_no_variable_creation_fn (as on TensorFlow 2.12; 2.15 has "
+                             "Function._function_cache)"))
     found = []
     for cache in caches:
         for key, cf in getattr(cache, "_primary", {}).items():
@@ -63,11 +65,11 @@ def parameters(cf: Any) -> dict[str, Any]:
         held = _types.get(id(cf))
         function_type = held[1] if held is not None and held[0] is cf else None
         if function_type is None:
-            note("trace types", "this TensorFlow does not say which types a trace was made for: "
-                 "retrace reasons are missing", available=False)
+            note("trace types", _("this TensorFlow does not say which types a trace was made "
+                                  "for: retrace reasons are missing"), available=False)
             return {}
-        note("trace types", "read from the function cache's keys (ConcreteFunction has no "
-             "function_type on TensorFlow 2.12)")
+        note("trace types", _("read from the function cache's keys (ConcreteFunction has no "
+                              "function_type on TensorFlow 2.12)"))
     return dict(function_type.parameters)
 
 
@@ -78,8 +80,8 @@ def signature_text(cf: Any) -> str:
     params = parameters(cf)
     if not params or ":" in text:
         return text
-    note("concrete signatures", "built from the trace types (this TensorFlow prints "
-         "signatures without them)")
+    note("concrete signatures", _("built from the trace types (this TensorFlow prints "
+                                  "signatures without them)"))
     import tensorflow as tf
     outputs = tf.nest.map_structure(
         lambda t: tf.TensorSpec(t.shape, t.dtype) if isinstance(t, tf.Tensor) else t,

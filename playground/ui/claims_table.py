@@ -9,7 +9,7 @@ from typing import Optional
 import streamlit as st
 
 from ..claims import ClaimTable
-from ..i18n import _
+from ..i18n import _, _p
 from . import keys
 
 RECORDED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "gallery",
@@ -27,7 +27,7 @@ def recorded(path: str = RECORDED) -> Optional[ClaimTable]:
 
 def rows(table: ClaimTable, example: str = "") -> list[dict]:
     """One dict per check (of one example, or all), a column per version."""
-    holds, fails = _("holds"), _("fails")
+    holds, fails = _p("verdict", "holds"), _("fails")   # a cell, not the column "holds"
     out = []
     for row in table.rows:
         if example and row.example != example:
