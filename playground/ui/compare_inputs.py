@@ -6,7 +6,7 @@ from typing import Mapping, Optional
 
 import streamlit as st
 
-from .. import compare
+from .. import compare, i18n
 from ..config import Settings
 from ..errors import SpecError
 from ..i18n import _
@@ -106,7 +106,8 @@ def inputs() -> None:
     if not st.session_state.get(keys.COMPARE):
         keep(keys.COMPARE_KIND, DEFAULT_KIND)
         return
-    kind = st.selectbox(_("Side b changes"), available, key=keys.COMPARE_KIND, format_func=kind_label)
+    kind = st.selectbox(_("Side b changes"), available, key=keys.COMPARE_KIND,
+                        format_func=i18n.bound(kind_label))   # AppTest formats in its own thread
     if kind == "tf":
         st.selectbox(_("Side b's TensorFlow"), list(choices), key=keys.COMPARE_TF,
                      format_func=lambda v: choices.get(v, v))

@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...compare import Comparison, Difference
-from ...i18n import _
+from ... import reasons
+from ...i18n import N_, _
 from ...job import CallRecord, FunctionReport, Report
 from .. import code_diff, keys
 from ..state import Result
@@ -47,9 +48,10 @@ def side_summary(name: str, label: str, report: Report, other: Optional[Report])
     delta = report.tracing_count - other.tracing_count if other is not None else None
     c1.metric(_("Traces"), report.tracing_count, delta=delta or None, delta_color="off")
     c2.metric(_("Calls"), calls)
-    c3.metric(_("Status"), report.status)
+    from . import status_text   # the package's, imported late: it imports this module
+    c3.metric(_("Status"), status_text(report.status))
     if report.status != "ok":
-        st.error(f"{report.status}: {report.message}")
+        st.error(f"{status_text(report.status)}: {report.message}")
 
 
 def where(d: Difference) -> str:
@@ -100,10 +102,14 @@ def call_cells(call: Optional[CallRecord]) -> tuple[str, str, str]:
     if call.error:
         lines = call.error.message.strip().splitlines()
         result = f"{call.error.type}: {lines[0] if lines else ''}"
-    return traced, call.reason or "", result
+    return traced, reasons.text(call.reason or ""), result
 
 
-CELLS = ("traced", "reason", "result")
+CELLS = (N_("traced"), N_("reason"), N_("result"))   # the column names of the traces tab
+
+
+def column(side: str, cell: str) -> str:
+    return f"{side} {_(cell)}"
 
 
 def calls_frame(fa: Optional[FunctionReport], fb: Optional[FunctionReport]) -> pd.DataFrame:
@@ -112,18 +118,18 @@ def calls_frame(fa: Optional[FunctionReport], fb: Optional[FunctionReport]) -> p
     for index in range(count):
         ca = fa.calls[index] if fa and index < len(fa.calls) else None
         cb = fb.calls[index] if fb and index < len(fb.calls) else None
-        row = {"call": index + 1, "arguments": (ca or cb).args if (ca or cb) else ""}
+        row = {_("call"): index + 1, _("arguments"): (ca or cb).args if (ca or cb) else ""}
         for name, a, b in zip(CELLS, call_cells(ca), call_cells(cb)):   # each pair side by side
-            row.update({f"a {name}": a, f"b {name}": b})
+            row.update({column("a", name): a, column("b", name): b})
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def highlight(row: pd.Series) -> list[str]:
     """Both cells of a pair that differ between the sides."""
-    differing = {name for name in CELLS if row.get(f"a {name}") != row.get(f"b {name}")}
-    return [HIGHLIGHT if column.split(" ", 1)[-1] in differing and column[:2] in ("a ", "b ")
-            else "" for column in row.index]
+    differing = {column(side, name) for name in CELLS for side in "ab"
+                 if row.get(column("a", name)) != row.get(column("b", name))}
+    return [HIGHLIGHT if label in differing else "" for label in row.index]
 
 
 def tracing_figure(c: Comparison, fa: Optional[FunctionReport],
@@ -137,7 +143,7 @@ def tracing_figure(c: Comparison, fa: Optional[FunctionReport],
             y=[call.tracing_count for call in function.calls], mode="lines+markers",
             line_shape="hv", name=labels(c)[side], line=dict(color=COLOURS[side]),
             marker=dict(size=[13 if call.retraced else 7 for call in function.calls]),
-            text=[call.reason or "" for call in function.calls],
+            text=[reasons.text(call.reason or "") for call in function.calls],
             hovertemplate="%{x}: %{y}<br>%{text}<extra></extra>"))
     figure.update_layout(title=_("Cumulative tracing count, both sides (large mark: traced)"),
                          xaxis_title=_("call number"), yaxis_title=_("traces so far"),
