@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from . import reasons
 from .compare import Comparison, Difference
 from .i18n import _
 from .job import CallRecord, FunctionReport, Report
@@ -25,7 +26,8 @@ def call_cell(call: Optional[CallRecord]) -> str:
     if call.error is not None:
         return _("raised {error}").format(error=call.error.type)
     if call.retraced:
-        return _("TRACED because {reason}").format(reason=call.reason) if call.reason else "TRACED"
+        return (_("TRACED because {reason}").format(reason=reasons.text(call.reason))
+                if call.reason else _("TRACED"))
     return _("cached")
 
 
@@ -79,6 +81,8 @@ def value_text(kind: str, value: Any) -> str:
         return _("none")
     if kind == "timing":
         return f"{value * 1e6:.1f} us"
+    if kind == "reason":   # a trace reason: data, in the reader's words (playground/reasons.py)
+        return repr(reasons.text(value))
     return repr(value) if isinstance(value, str) else str(value)
 
 

@@ -76,7 +76,8 @@ def version_key(version: str) -> tuple:
 
 
 def names(versions: list[TFVersion]) -> str:
-    return ", ".join(v.version + (" " + _("(default)") if v.default else "") for v in versions)
+    return ", ".join(_("{version} (default)").format(version=v.version) if v.default else v.version
+                     for v in versions)
 
 
 def resolve(settings: Settings, requested: str) -> TFVersion:

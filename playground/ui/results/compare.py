@@ -66,6 +66,8 @@ def shown(kind: str, value: object) -> str:
         return "—"
     if kind == "timing":
         return f"{float(value) * 1e6:.1f} µs"   # type: ignore[arg-type]
+    if kind == "reason":   # a trace reason: data, in the reader's words
+        return reasons.text(str(value))
     return str(value)
 
 
