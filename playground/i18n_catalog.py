@@ -96,9 +96,9 @@ def update(languages: Iterable[str] = TRANSLATED) -> list[str]:
         path = po_path(language)
         if os.path.exists(path):
             catalog = read(path, language)
-            before = {m.id: m.string for m in catalog if m.id}
+            before = {(m.context, m.id): m.string for m in catalog if m.id}
             catalog.update(template, no_fuzzy_matching=True, update_creation_date=False)
-            after = {m.id: m.string for m in catalog if m.id}
+            after = {(m.context, m.id): m.string for m in catalog if m.id}
             if before != after:
                 changed.append(language)
         else:

@@ -59,7 +59,21 @@ def test_every_string_of_the_code_has_a_chinese_translation(catalog, template) -
     assert i18n_catalog.missing(catalog, template) == []
 
 
+def test_a_string_added_without_translation_is_reported(catalog, tmp_path) -> None:
+    """The extraction sees what another branch adds: `_()`, `N_()` and `_p()` alike."""
+    package = tmp_path / "playground"
+    package.mkdir()
+    (package / "new.py").write_text(
+        "from playground.i18n import N_, _, _p\n"
+        "TITLE = N_('A title no one translated yet')\n"
+        "def show():\n    return _('Run'), _p('tab', 'A new tab'), _(TITLE)\n")
+    template = i18n_catalog.extract(str(tmp_path))
+    assert i18n_catalog.missing(catalog, template) == ["A title no one translated yet",
+                                                       "tab|A new tab"]
+
+
 def test_the_catalogs_hold_no_string_the_code_no_longer_has(catalog, template) -> None:
+
     code = {(m.context, m.id) for m in template if m.id}
     assert {(m.context, m.id) for m in catalog if m.id} <= code
     committed = i18n_catalog.read(i18n_catalog.TEMPLATE)

@@ -28,6 +28,8 @@ def main() -> None:
     settings = Settings.from_env()
     configure_logging()
     language.apply()   # first: every text below is drawn in this session's language
+    st.set_page_config(page_title=_("tf.function playground"))   # the browser tab's title too
+
     state.init()
     editor.keep_source()
     editor.apply_editor_event()   # the code editor's latest text, before anything reads the source
