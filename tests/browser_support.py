@@ -18,6 +18,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 RUN_TIMEOUT_MS = 120_000  # a cold worker imports TensorFlow first
+SHOTS = ROOT / "tests" / "screenshots"
 
 
 def free_port() -> int:
@@ -83,3 +84,16 @@ def result_caption(page, number: int = 1) -> str:  # type: ignore[no-untyped-def
 def traces_value(page) -> str:  # type: ignore[no-untyped-def]
     metric = page.get_by_test_id("stMetric").filter(has_text="Traces")
     return metric.get_by_test_id("stMetricValue").inner_text().strip()
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1500, height: int = 2200) -> Iterator[object]:
+    """Debian's Chromium with one page of this viewport; tests save their screenshots in SHOTS."""
+    from playwright.sync_api import sync_playwright
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = launch(p)
+        try:
+            yield browser.new_page(viewport={"width": width, "height": height})
+        finally:
+            browser.close()

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, launch, run_and_wait,
-                             streamlit_server, traces_value, wait_idle)
+from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
+                             run_and_wait, streamlit_server, traces_value, wait_idle)
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -17,7 +17,6 @@ expect = sync_api.expect
 expect.set_options(timeout=20_000)   # the shared 2-core machine draws charts slowly under load
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "tests" / "screenshots"
 
 NEW_SOURCE = """import tensorflow as tf
 
@@ -37,12 +36,8 @@ def server():
 
 @pytest.fixture
 def page(server):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        browser = launch(p)
-        page = browser.new_page(viewport={"width": 1500, "height": 2200})
+    with chromium_page() as page:
         yield page
-        browser.close()
 
 
 def editor(page):

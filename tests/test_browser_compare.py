@@ -3,19 +3,17 @@ the sandbox pool (tests/browser_support.py)."""
 from __future__ import annotations
 
 import os
-import pathlib
 import re
 
 import pytest
 
-from browser_support import CHROMIUM, launch, run_and_wait, streamlit_server, wait_idle
+from browser_support import CHROMIUM, SHOTS, chromium_page, run_and_wait, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)
 
-SHOTS = pathlib.Path(__file__).resolve().parent / "screenshots"
 
 
 @pytest.fixture(scope="module")
@@ -26,11 +24,8 @@ def server():
 
 @pytest.fixture
 def page(server):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        browser = launch(p)
-        yield browser.new_page(viewport={"width": 1500, "height": 2200})
-        browser.close()
+    with chromium_page() as page:
+        yield page
 
 
 def metric_values(page, label: str):

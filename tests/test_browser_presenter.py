@@ -4,12 +4,11 @@ article's order, and each step shows that example's live result and the article'
 from __future__ import annotations
 
 import os
-import pathlib
 import re
 
 import pytest
 
-from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, launch,
+from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
                              streamlit_server, traces_value)
 from playground import gallery
 from playground.gallery import article
@@ -22,7 +21,6 @@ expect.set_options(timeout=20_000)   # the shared 2-core machine draws slowly un
 
 START = "autograph-control-flow"   # its next three mix traces, errors and contradicted claims
 HEADER = ".st-key-presenter_header"
-SHOTS = pathlib.Path(__file__).resolve().parent / "screenshots"
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +31,8 @@ def server():
 
 @pytest.fixture
 def page(server):
-    with sync_api.sync_playwright() as p:
-        browser = launch(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    with chromium_page(1400, 1600) as page:
         yield page
-        browser.close()
 
 
 def wait_for_run(page, number: int) -> None:
@@ -76,7 +71,6 @@ def test_clicker_keys_step_through_three_examples_in_the_articles_order(page, se
         slug = article.neighbour(slug, 1)
         wait_for_run(page, number)
         expect_shows(page, slug)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "presenter.png"), full_page=True)
 
     page.keyboard.press("PageUp")

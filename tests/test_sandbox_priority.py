@@ -1,14 +1,19 @@
-"""A job still running after demote_after_s goes on at nice 19, every thread of it; a short job
-keeps normal priority. The job reads its own niceness, so this is what the kernel applies."""
+"""CPU priority in the sandbox: a job still running after demote_after_s goes on at nice 19,
+every thread of it, while a short job keeps normal priority (the job reads its own niceness, so
+this is what the kernel applies); a zygote imports TF at WARMING_NICE, then forks at normal."""
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import pytest
 
 from playground.sandbox import WorkerPool
+from playground.sandbox.forked import Zygote
 from playground.sandbox.outcome import demoted_note
-from sandbox_support import SETTINGS, script
+from playground.sandbox.process import WARMING_NICE, SandboxConfig
+from playground.sandbox.supervisor import processes_of
+from sandbox_support import SETTINGS, poll, script
 
 READ_NICENESS = '''import os, threading, time
 seen = {}
@@ -52,3 +57,19 @@ def test_a_short_job_keeps_normal_priority(pool):
 def test_the_next_job_after_a_demoted_one_starts_at_normal_priority(pool):
     assert run(pool, 2.5).stdout.split()[1] == "19"
     assert run(pool, 0.1).stdout.split() == ["main", "0", "thread", "0"]
+
+
+def test_a_zygote_imports_at_warming_nice_then_forks_at_normal_priority():
+    config = SandboxConfig.from_settings(dataclasses.replace(SETTINGS, fork_workers="on"))
+    if config.isolation != "bubblewrap":
+        pytest.skip("zygotes need bubblewrap namespaces")
+    zygote = Zygote(config)
+    try:
+        def niceness() -> set[int]:
+            return {os.getpriority(os.PRIO_PROCESS, pid) for pid in processes_of(zygote.uid)}
+        assert poll(lambda: bool(processes_of(zygote.uid)))
+        assert niceness() == {WARMING_NICE}            # while it imports TensorFlow
+        zygote.wait_ready(120.0)
+        assert niceness() == {0}
+    finally:
+        zygote.close()

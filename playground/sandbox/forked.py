@@ -19,7 +19,7 @@ from typing import Optional
 from ..errors import SandboxError
 from . import layout
 from .process import (SandboxConfig, SandboxedWorker, file_tail, kill_group, reap_and_free,
-                      spawn)
+                      set_priority_of, spawn)
 
 REPLY_TIMEOUT_S = 30.0
 NOTE = ("each job is forked from a warm zygote into new user, PID, mount, network and IPC "
@@ -48,7 +48,7 @@ class Zygote:
         self.ready_at = math.inf              # when TensorFlow was imported (monotonic)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
-        try:   # at WARMING_NICE: its TF import and its forks' warm-up yield to running jobs
+        try:   # at WARMING_NICE while it imports TF: the server and running jobs go first
             self.proc = spawn(config, self.uid, self.dirs, "playground.sandbox.zygote",
                               ["--control", str(theirs.fileno()), "--tmp-mb", str(config.tmp_mb),
                                "--limits", json.dumps(config.worker_limits)],
@@ -67,6 +67,10 @@ class Zygote:
             raise SandboxError(f"the zygote did not start: {self._stderr_tail() or reply}")
         self.pid_namespace = int(reply.get("pid_namespace") or 0)
         self.ready_at = time.monotonic()
+        # TF is imported: its forks warm at normal priority, since a refill is what a queued job
+        # waits for (the import itself ran at WARMING_NICE, yielding to the server at start).
+        # By uid: bwrap and the zygote, as no worker is forked yet.
+        set_priority_of(0, self.uid, 0)
 
     def alive(self) -> bool:
         return self.proc.poll() is None

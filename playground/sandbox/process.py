@@ -114,25 +114,7 @@ class SandboxedWorker:
         self.set_priority(0)
 
     def set_priority(self, nice: int) -> None:
-        """Every thread of every process of this job at this niceness (the host is root): the
-        job's own PID namespace where it has one, else every process of its uid."""
-        from .supervisor import processes_in_namespace, processes_of
-        if self.pid_namespace and self.pid_namespace != _own_pid_namespace():
-            pids = processes_in_namespace(self.pid_namespace)
-        elif self.uid is not None:
-            pids = processes_of(self.uid)
-        else:
-            return          # an unsandboxed worker shares this process's uid: leave it be
-        for pid in pids:
-            try:
-                threads = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in threads:
-                try:
-                    os.setpriority(os.PRIO_PROCESS, int(tid), nice)
-                except OSError:
-                    pass
+        set_priority_of(self.pid_namespace, self.uid, nice)
 
     def exit_code(self) -> Optional[int]:
         raise NotImplementedError
@@ -287,6 +269,28 @@ def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],
     if uid is not None and sweep_until_gone(uid):
         layout.leases.give(uid)
     dirs.remove()
+
+
+def set_priority_of(pid_namespace: int, uid: Optional[int], nice: int) -> None:
+    """Every thread of every process of one sandbox at this niceness (the host is root): its own
+    PID namespace where it has one, else every process of its uid."""
+    from .supervisor import processes_in_namespace, processes_of
+    if pid_namespace and pid_namespace != _own_pid_namespace():
+        pids = processes_in_namespace(pid_namespace)
+    elif uid is not None:
+        pids = processes_of(uid)
+    else:
+        return          # an unsandboxed worker shares this process's uid: leave it be
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+            except OSError:
+                pass
 
 
 def _own_pid_namespace() -> int:
