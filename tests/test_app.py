@@ -69,7 +69,7 @@ def test_run_retracing_shows_two_traces_and_every_tab(app: AppTest) -> None:
     assert any("print-at-trace" in w.value for w in problems.warning)
     assert any("◀ print-at-trace" in m.value for m in problems.markdown)
     # The claim checks compare the example's expectation with this run.
-    # (The gallery's claims x versions table is a dataframe too, above: this one has "holds".)
+    # (Found by its "holds" column: other tables, such as the claims x versions one, may be drawn.)
     rows = next(d.value for d in app.dataframe if "holds" in d.value.columns)
     assert list(rows["check"])[0] == "tracing count"
 

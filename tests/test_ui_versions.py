@@ -56,6 +56,9 @@ def test_claims_table_in_the_gallery_shows_each_version(app: AppTest, monkeypatc
     app.query_params["example"] = "signature-mismatch"
     app.run()
     assert not app.exception
+    assert not app.dataframe                  # closed, the panel draws nothing
+    app.session_state[keys.CLAIMS_PANEL] = True
+    app.run()
     frame = next(d for d in app.dataframe)
     shown = frame.value
     assert set(shown["example"]) == {"signature-mismatch"}

@@ -45,7 +45,10 @@ def claims_panel(example: str) -> None:
     table = recorded()
     if table is None:
         return
-    with st.expander(_("Claims × TensorFlow versions"), expanded=False):
+    panel = st.expander(_("Claims × TensorFlow versions"), key=keys.CLAIMS_PANEL, on_change="rerun")
+    if not panel.open:      # drawn only when opened: a hidden table still costs every rerun
+        return
+    with panel:
         st.caption(_("Every gallery claim checked on TensorFlow {versions} (measured {date} with "
                      "`python -m playground claims`).").format(
                          versions=", ".join(table.versions), date=table.measured_on or "?"))

@@ -55,6 +55,7 @@ CODE_LINE = "code_line"         # the source line lit up in the Converted code t
 GRAPH_LINE = "graph_line"       # the source line whose ops the Graph tab lists
 OPS_BY_LINE_CHART = "ops_by_line_chart"
 CLAIMS_TABLE = "claims_table"   # the gallery's claims x versions table
+CLAIMS_PANEL = "claims_panel"   # its expander, open or closed
 
 # Session state that is not a widget
 INITIALISED = "_initialised"
