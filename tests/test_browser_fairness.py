@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from browser_support import CHROMIUM, IDLE, launch, streamlit_server
+from browser_support import CHROMIUM, launch, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -23,7 +23,7 @@ import tensorflow as tf
 
 @tf.function
 def slow(x):
-    time.sleep(4)   # while tracing: the run holds its worker for 4 s
+    time.sleep(8)   # while tracing: the run holds its worker for 8 s, longer than a slow click
     return x + 1
 '''
 WAITING_FOR_OWN = re.compile("Waiting for your other run")
@@ -54,7 +54,7 @@ def open_as(browser, url: str, address: str):
                                   extra_http_headers={"X-Forwarded-For": address})
     page = context.new_page()
     page.goto(url)
-    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
+    wait_idle(page)         # the code editor too: a page still laying it out delays a click
     return page
 
 
