@@ -43,6 +43,13 @@ def wait_for_run(page, number: int) -> None:
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
 
 
+def keys_ready(page) -> None:
+    """presenter_keys.js listens, and the buttons it clicks are drawn: both may come after the
+    page is idle (a loaded machine shows a skeleton in a button's place for seconds)."""
+    page.wait_for_function("window.__playgroundPresenterKeys === true", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector(f".st-key-{keys.PRESENT_NEXT} button", timeout=RUN_TIMEOUT_MS)
+
+
 def expect_shows(page, slug: str) -> None:
     """The header and the metrics show this example's claim and its live result, as the
     gallery expects of this TF version."""
@@ -67,12 +74,14 @@ def test_clicker_keys_step_through_three_examples_in_the_articles_order(page, se
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
     slug = START
     for number, key in enumerate(["ArrowRight", "PageDown", "ArrowRight"], 1):
+        keys_ready(page)
         page.keyboard.press(key)
         slug = article.neighbour(slug, 1)
         wait_for_run(page, number)
         expect_shows(page, slug)
     page.screenshot(path=str(SHOTS / "presenter.png"), full_page=True)
 
+    keys_ready(page)
     page.keyboard.press("PageUp")
     slug = article.neighbour(slug, -1)
     wait_for_run(page, 4)
@@ -83,6 +92,7 @@ def test_keys_typed_into_a_field_stay_there(page, server) -> None:
     page.goto(f"{server}/?example={START}&present=1")
     page.wait_for_selector(f"{HEADER}", timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+    keys_ready(page)        # else a field's keys would stay there trivially
     # The inputs panel opens on a click and holds the working code editor.
     page.get_by_text("Inputs: the code editor", exact=False).click()
     editor = page.frame_locator(EDITOR_FRAME)
