@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the playground on a fresh Debian machine: system packages and a world-readable venv.
 #   scripts/install.sh           bubblewrap + the venv (enough to run the app)
-#   scripts/install.sh --test    also Chromium (browser tests), strace (seccomp profile test), and
+#   scripts/install.sh --test    also Chromium with a CJK font (browser tests), strace (seccomp profile test), and
 #                                Docker's engine with debootstrap (the image's build-and-run tests)
 #   scripts/install.sh --tf 2.15.1,2.18.1
 #                                also these TensorFlow versions, each in its own venv beside the default
@@ -23,7 +23,8 @@ done
 VENV="${PLAYGROUND_VENV:-/opt/tf-playground/venv}"
 packages=(bubblewrap python3-venv)
 if [[ " $* " == *" --test "* ]]; then
-  packages+=(chromium strace debootstrap)
+  # fonts-wqy-zenhei: Chromium draws the Chinese page (and its screenshots) in real glyphs.
+  packages+=(chromium fonts-wqy-zenhei strace debootstrap)
   # Debian's engine, unless one is installed already (Docker's own docker-ce conflicts with it).
   command -v dockerd >/dev/null || packages+=(docker.io)
 fi
