@@ -12,6 +12,8 @@ import sys
 import urllib.request
 from typing import Iterator
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -97,3 +99,17 @@ def chromium_page(width: int = 1500, height: int = 2200) -> Iterator[object]:
             yield browser.new_page(viewport={"width": width, "height": height})
         finally:
             browser.close()
+
+
+# Fixtures for the browser tests (import them by name): one app server per test module, and a
+# fresh Chromium page per test.
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with streamlit_server() as (url, _process):
+        yield url
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[object]:
+    with chromium_page() as page:
+        yield page

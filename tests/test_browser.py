@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
-                             run_and_wait, streamlit_server, traces_value, wait_idle)
+from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, run_and_wait,
+                             traces_value, wait_idle)
+from browser_support import page, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -26,18 +27,6 @@ def scale(x, factor):
         x = x * factor
     return tf.reduce_sum(x)
 """
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as (url, _process):
-        yield url
-
-
-@pytest.fixture
-def page(server):
-    with chromium_page() as page:
-        yield page
 
 
 def editor(page):

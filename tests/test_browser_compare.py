@@ -7,25 +7,14 @@ import re
 
 import pytest
 
-from browser_support import CHROMIUM, SHOTS, chromium_page, run_and_wait, streamlit_server, wait_idle
+from browser_support import CHROMIUM, SHOTS, run_and_wait, wait_idle
+from browser_support import page, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)
 
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as (url, _process):
-        yield url
-
-
-@pytest.fixture
-def page(server):
-    with chromium_page() as page:
-        yield page
 
 
 def metric_values(page, label: str):

@@ -9,20 +9,14 @@ import time
 
 import pytest
 
-from browser_support import (CHROMIUM, EDITOR_FRAME, RUN_TIMEOUT_MS, launch, streamlit_server,
-                             wait_idle)
+from browser_support import CHROMIUM, EDITOR_FRAME, RUN_TIMEOUT_MS, launch, wait_idle
+from browser_support import server  # noqa: F401 - fixtures
 from playground import gallery
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)   # the shared 2-core machine draws charts slowly under load
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as (url, _process):
-        yield url
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
-                             streamlit_server, traces_value)
+                             traces_value)
+from browser_support import server  # noqa: F401 - fixtures
 from playground import gallery
 from playground.gallery import article
 from playground.ui import keys
@@ -21,12 +22,6 @@ expect.set_options(timeout=20_000)   # the shared 2-core machine draws slowly un
 
 START = "autograph-control-flow"   # its next three mix traces, errors and contradicted claims
 HEADER = ".st-key-presenter_header"
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as (url, _process):
-        yield url
 
 
 @pytest.fixture
