@@ -110,8 +110,8 @@ class SandboxedWorker:
         raise NotImplementedError
 
     def prioritise(self) -> None:
-        """Called as the job starts: workers warm at WARMING_NICE, the job runs at normal priority."""
-        self.set_priority(0)
+        """Called as the job starts; a worker that warmed at WARMING_NICE gets normal priority
+        back (a forked worker comes from a zygote already back at normal: nothing to do)."""
 
     def set_priority(self, nice: int) -> None:
         set_priority_of(self.pid_namespace, self.uid, nice)
@@ -217,6 +217,9 @@ class WorkerProcess(SandboxedWorker):
         assert self.proc.stdin is not None
         self.proc.stdin.write(line)
         self.proc.stdin.close()
+
+    def prioritise(self) -> None:
+        self.set_priority(0)        # it was spawned, and imported TF, at WARMING_NICE
 
     def kill(self) -> None:
         """Stops everything the job started: the PID namespace dies with bwrap, a setsid

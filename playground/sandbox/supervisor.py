@@ -5,7 +5,7 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ..job import Job
 from . import exports
@@ -44,8 +44,8 @@ def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
     outcome = Outcome(files=exports.FileSink(accept=job.export))   # only an export sends files
     try:
         outcome.job = worker.start_job(job)
-        while not _read_events(worker, min(deadline, demote_at or deadline), outcome, on_event):
-            if demote_at is None or time.monotonic() >= deadline:
+        while not _read_events(worker, demote_at or deadline, outcome, on_event):
+            if demote_at is None:            # the stream stopped at the deadline itself
                 raise TimeoutError()
             worker.set_priority(DEMOTED_NICE)
             outcome.demoted_after_s, demote_at = demote_after_s, None
@@ -113,17 +113,19 @@ def sweep(uid: Optional[int]) -> None:
     os.waitpid(pid, 0)
 
 
+def _pids() -> Iterator[int]:
+    return (int(name) for name in os.listdir("/proc") if name.isdigit())
+
+
 def processes_of(uid: int) -> list[int]:
     found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
+    for pid in _pids():
         try:
-            with open(f"/proc/{name}/status") as f:
+            with open(f"/proc/{pid}/status") as f:
                 for line in f:
                     if line.startswith("Uid:"):
                         if int(line.split()[1]) == uid:
-                            found.append(int(name))
+                            found.append(pid)
                         break
         except OSError:
             continue
@@ -133,13 +135,12 @@ def processes_of(uid: int) -> list[int]:
 def processes_in_namespace(inode: int) -> list[int]:
     """Host pids of every process in the PID namespace with this inode."""
     found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.stat(f"/proc/{name}/ns/pid").st_ino == inode:
-                    found.append(int(name))
-            except OSError:
-                continue
+    for pid in _pids():
+        try:
+            if os.stat(f"/proc/{pid}/ns/pid").st_ino == inode:
+                found.append(pid)
+        except OSError:
+            continue
     return found
 
 
