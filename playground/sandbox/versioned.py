@@ -74,6 +74,8 @@ class VersionedPool:
 
     def submit(self, job: Job, on_event: Optional[OnEvent] = None,
                control: Optional[JobControl] = None) -> Report:
+        if not job.tf_version:      # the default: no need to read every venv's metadata per job
+            return self.default.submit(job, on_event, control)
         try:
             version = versions.resolve(self.settings, job.tf_version)
         except versions.VersionError as e:
