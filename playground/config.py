@@ -34,6 +34,7 @@ class Settings:
     file_mb: int = 64                            # PLAYGROUND_FILE_MB, largest file a job writes
     tmp_mb: int = 64                             # PLAYGROUND_TMP_MB, the job's private /tmp
     demote_after_s: float = 5.0                  # PLAYGROUND_DEMOTE_AFTER_S, then nice 19; 0: never
+    background_workers: int = 1                  # PLAYGROUND_BACKGROUND_WORKERS, for demoted jobs
     processes: int = 256                         # PLAYGROUND_PROCESSES, per job uid (threads too)
     open_files: int = 256                        # PLAYGROUND_OPEN_FILES
     isolation: str = "auto"                      # PLAYGROUND_ISOLATION: auto | bubblewrap | process
@@ -55,6 +56,12 @@ class Settings:
     client_seconds_per_minute: float = 40.0      # PLAYGROUND_CLIENT_SECONDS_PER_MINUTE
     fair_slots: int = 0                          # PLAYGROUND_FAIR_SLOTS, 0: the pool size
     editor: str = "auto"                         # PLAYGROUND_EDITOR: auto (code editor) | plain
+
+    @property
+    def background_slots(self) -> int:
+        """Workers beyond pool_size for jobs demoted to nice 19: while one runs, a short job gets
+        its slot (fairness.py). 0 when jobs are never demoted."""
+        return max(0, self.background_workers) if self.demote_after_s > 0 else 0
 
     @classmethod
     def from_env(cls) -> "Settings":

@@ -18,6 +18,7 @@ from .job import Job, Report
 #   {"event": "started"}                    a worker took the job
 #   {"event": "call_started" | "call_finished", "function", "index", "retraced", "reason", ...}
 #   {"event": "timing", "function", "mode", "progress": 0..1}
+#   {"event": "demoted", "after_s": 5.0}    still running after 5 s: now at nice 19
 #   {"event": "accepted", "actor", "node", "pid"}  Ray: a node's pool actor took the job
 #   {"event": "retry", "attempt": 2, "reason"}    Ray: its node or actor was lost; runs again
 OnEvent = Callable[[dict], None]

@@ -8,6 +8,10 @@ Ray), and lets at most `slots` jobs into it at once; everyone else waits here:
     client B: b1            (a client's second job waits behind every other client's
     client C: c1             first one, however early it came)
 
+A job still running after PLAYGROUND_DEMOTE_AFTER_S goes on at nice 19 (the sandbox's
+supervisor says "demoted"); up to `background` such jobs then stop counting against the slots, so
+a short job starts beside a long one instead of waiting the long one out.
+
 Refusals, each with a message that names the limit and when to come back:
   - a client with `queued_per_client` jobs already waiting (its own queue is full);
   - more than `runs_per_minute` runs started by one client in the last minute;
@@ -37,6 +41,7 @@ WINDOW_S = 60.0
 @dataclass(frozen=True)
 class ClientLimits:
     slots: int = 2                     # jobs in the executor at once (the pool's size)
+    background: int = 0                # more jobs at once, while that many run demoted
     running_per_client: int = 1
     queued_per_client: int = 2
     runs_per_minute: int = 20
@@ -46,6 +51,7 @@ class ClientLimits:
     @classmethod
     def from_settings(cls, settings: Settings) -> "ClientLimits":
         return cls(slots=settings.fair_slots or settings.pool_size,
+                   background=settings.background_slots,
                    running_per_client=settings.client_running,
                    queued_per_client=settings.client_queued,
                    runs_per_minute=settings.runs_per_minute,
@@ -57,6 +63,7 @@ class _Ticket:
     def __init__(self, client: str, round_: int, seq: int) -> None:
         self.client, self.round, self.seq = client, round_, seq
         self.admitted = False
+        self.demoted = False
 
     @property
     def order(self) -> tuple[int, int]:
@@ -77,6 +84,7 @@ class FairQueue:
         self._cond = threading.Condition()
         self._waiting: list[_Ticket] = []                 # kept sorted by (round, arrival)
         self._running: collections.Counter[str] = collections.Counter()
+        self._demoted = 0                                 # running jobs now at nice 19
         self._last_round: dict[str, int] = {}             # of each client's latest job
         self._round = 0                                   # of the latest job admitted
         self._seq = itertools.count()
@@ -127,7 +135,12 @@ class FairQueue:
     # -- serving ---------------------------------------------------------------------------
     def _admit(self) -> None:
         """With the lock held: fill free slots with the earliest eligible jobs."""
-        while sum(self._running.values()) < self.limits.slots:
+        limits = self.limits
+        while True:
+            running = sum(self._running.values())   # demoted ones count only as background
+            if running - self._demoted >= limits.slots or \
+                    running >= limits.slots + limits.background:
+                return
             ticket = next((t for t in self._waiting
                            if self._running[t.client] < self.limits.running_per_client), None)
             if ticket is None:
@@ -137,6 +150,14 @@ class FairQueue:
             self._running[ticket.client] += 1
             self._round = max(self._round, ticket.round)
             self._cond.notify_all()
+
+    def demote(self, ticket: _Ticket) -> None:
+        """The ticket's job now runs at the lowest priority: it may free its slot for another."""
+        with self._cond:
+            if ticket.admitted and not ticket.demoted:
+                ticket.demoted = True
+                self._demoted += 1
+                self._admit()
 
     def position(self, ticket: _Ticket) -> int:
         """Jobs that will be admitted before this one, in the fair order."""
@@ -161,6 +182,7 @@ class FairQueue:
         with self._cond:
             if ticket.admitted:
                 self._running[ticket.client] -= 1
+                self._demoted -= ticket.demoted
                 self._durations.append(seconds)
                 self._charges.setdefault(ticket.client, collections.deque()).append(
                     (self.clock(), seconds))
@@ -199,7 +221,7 @@ class FairExecutor:
         try:
             self.queue.wait(ticket, emit)
             started = time.monotonic()
-            report = self.executor.submit(job, on_event)
+            report = self.executor.submit(job, lambda event: self._relay(ticket, event, emit))
             charged = report.duration_s or (time.monotonic() - started)
             return report
         except BaseException:
@@ -207,6 +229,11 @@ class FairExecutor:
             raise
         finally:
             self.queue.leave(ticket, charged)
+
+    def _relay(self, ticket: _Ticket, event: dict, emit: OnEvent) -> None:
+        if event.get("event") == "demoted":
+            self.queue.demote(ticket)
+        emit(event)
 
     def close(self) -> None:
         self.executor.close()

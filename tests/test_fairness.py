@@ -135,3 +135,88 @@ def test_executor_runs_one_job_per_client_and_lets_another_client_through():
         thread.join(10)
     assert sorted(inner.started) == ["a1", "a2", "b1"]
 
+
+
+def test_a_demoted_job_lets_a_short_one_into_its_slot_up_to_the_background_places():
+    queue = FairQueue(ClientLimits(slots=1, background=1, queued_per_client=3), Clock())
+    a1, b1, c1 = queue.enter("A"), queue.enter("B"), queue.enter("C")
+    assert (a1.admitted, b1.admitted) == (True, False)
+    queue.demote(a1)                        # A's job went on at nice 19
+    assert b1.admitted and not c1.admitted  # one background place: B runs beside it, C waits
+    queue.demote(b1)
+    assert not c1.admitted                  # the pool has slots + background workers, no more
+    queue.leave(a1, 30.0)
+    assert c1.admitted                      # A's worker is free: C starts beside demoted B
+
+
+def test_a_demoted_client_still_runs_one_job_at_a_time():
+    queue = FairQueue(ClientLimits(slots=1, background=1, queued_per_client=3), Clock())
+    a1, a2 = queue.enter("A"), queue.enter("A")
+    queue.demote(a1)
+    assert not a2.admitted                  # the per-client cap counts demoted jobs too
+    assert queue.enter("B").admitted
+
+
+def test_without_background_places_a_demoted_job_keeps_its_slot():
+    queue = FairQueue(ClientLimits(slots=1, background=0), Clock())
+    a1, b1 = queue.enter("A"), queue.enter("B")
+    queue.demote(a1)
+    assert not b1.admitted
+    queue.leave(a1, 30.0)
+    assert b1.admitted
+
+
+def test_background_places_follow_the_settings():
+    from playground.config import Settings
+    assert ClientLimits.from_settings(Settings()).background == 1
+    assert ClientLimits.from_settings(Settings(background_workers=0)).background == 0
+    assert ClientLimits.from_settings(Settings(demote_after_s=0)).background == 0   # never demoted
+
+
+class DemotingExecutor(GatedExecutor):
+    """Says "demoted" for its first job, as the sandbox's supervisor does after demote_after_s."""
+
+    def submit(self, job: Job, on_event=None) -> Report:
+        if job.source == "long" and on_event is not None:
+            on_event({"event": "demoted", "after_s": 5.0})
+        return super().submit(job, on_event)
+
+
+def wait_for(condition, timeout_s: float = 10.0) -> bool:
+    stop = threading.Event()
+    for _ in range(int(timeout_s / 0.05)):
+        if condition():
+            return True
+        stop.wait(0.05)
+    return condition()
+
+
+def test_the_executor_lets_a_second_client_in_once_the_first_job_is_demoted():
+    inner = DemotingExecutor()
+    fair = FairExecutor(inner, ClientLimits(slots=1, background=1))
+    events: list[dict] = []
+    threads = [threading.Thread(target=fair.submit, args=(Job(source=s),),
+                                kwargs={"client": c, "on_event": events.append})
+               for s, c in [("long", "A"), ("short", "B")]]
+    threads[0].start()
+    assert wait_for(lambda: inner.started == ["long"])
+    threads[1].start()
+    assert wait_for(lambda: inner.started == ["long", "short"])   # B did not wait for A's job
+    assert {"event": "demoted", "after_s": 5.0} in events           # and the page heard it too
+    inner.release.set()
+    for thread in threads:
+        thread.join(10)
+
+
+def test_without_the_demotion_the_second_client_waits():
+    inner = GatedExecutor()
+    fair = FairExecutor(inner, ClientLimits(slots=1, background=1))
+    threads = [threading.Thread(target=fair.submit, args=(Job(source=s),), kwargs={"client": c})
+               for s, c in [("long", "A"), ("short", "B")]]
+    for thread in threads:
+        thread.start()
+    assert not wait_for(lambda: len(inner.started) > 1, timeout_s=0.5)
+    inner.release.set()
+    for thread in threads:
+        thread.join(10)
+    assert inner.started == ["long", "short"]

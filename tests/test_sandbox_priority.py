@@ -36,20 +36,24 @@ def pool(request):
         yield p
 
 
-def run(pool, wait_s: float):
-    return pool.submit(script(READ_NICENESS.replace("WAIT_S", repr(wait_s))))
+def run(pool, wait_s: float, on_event=None):
+    return pool.submit(script(READ_NICENESS.replace("WAIT_S", repr(wait_s))), on_event)
 
 
 def test_a_long_job_is_demoted_with_all_its_threads(pool):
-    report = run(pool, 2.5)
+    events: list[dict] = []
+    report = run(pool, 2.5, events.append)
     assert report.status == "ok", report.message
     assert report.stdout.split() == ["main", "19", "thread", "19"]
     assert demoted_note(1.0) in report.sandbox.notes
+    assert {"event": "demoted", "after_s": 1.0} in events   # what the fair queue acts on
 
 
 def test_a_short_job_keeps_normal_priority(pool):
-    report = run(pool, 0.1)
+    events: list[dict] = []
+    report = run(pool, 0.1, events.append)
     assert report.status == "ok", report.message
+    assert not any(e.get("event") == "demoted" for e in events)
     assert report.stdout.split() == ["main", "0", "thread", "0"]
     assert not any("nice 19" in note for note in report.sandbox.notes)
 

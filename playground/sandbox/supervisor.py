@@ -49,6 +49,8 @@ def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
                 raise TimeoutError()
             worker.set_priority(DEMOTED_NICE)
             outcome.demoted_after_s, demote_at = demote_after_s, None
+            if on_event is not None:         # the fair queue lets a short job in beside it
+                _forward(on_event, {"event": "demoted", "after_s": demote_after_s})
     except TimeoutError:
         outcome.timed_out = True
     except OverflowError:

@@ -46,7 +46,9 @@ class VersionedPool:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.default = WorkerPool(settings)
+        # The default pool also holds the background workers that demoted jobs step aside to.
+        self.default = WorkerPool(dataclasses.replace(
+            settings, pool_size=settings.pool_size + settings.background_slots))
         self._lock = threading.Lock()
         self._pools: dict[str, WorkerPool] = {}
         self._last_used: dict[str, float] = {}

@@ -131,6 +131,9 @@ def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
         reason = f" ({reasons.text(event['reason'])})" if event.get("reason") else ""
         return _("Call {number} of {calls}: {traced}{reason}").format(
             number=index + 1, calls=calls, traced=traced, reason=reason), (index + 1) / max(calls, 1)
+    if kind == "demoted":
+        return _("Still running after {seconds} s, so it now runs at low priority: shorter runs "
+                 "go first…").format(seconds=f"{float(event.get('after_s') or 0):g}"), None
     if kind == "timing":
         return _("Timing {mode}…").format(mode=event.get("mode", "")), float(event.get("progress", 0.0))
     return _("Running…"), None
