@@ -30,14 +30,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(executor: str = "") -> Iterator[tuple[str, subprocess.Popen]]:
+def streamlit_server(executor: str = "", script: str = "app.py") -> Iterator[tuple[str, subprocess.Popen]]:
     # PLAYGROUND_UI_BROWSER_EXECUTOR=ui_support:subprocess_engine bypasses the pool while it is down.
     executor = executor or os.environ.get("PLAYGROUND_UI_BROWSER_EXECUTOR", "ui_support:real_or_subprocess")
     port = free_port()
     env = dict(os.environ, PLAYGROUND_UI_EXECUTOR=executor,
                PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]))
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
          "--server.headless", "true", "--server.fileWatcherType", "none"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
