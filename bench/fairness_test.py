@@ -30,7 +30,7 @@ import sys
 import time
 import urllib.parse
 
-from load_test import (CHROMIUM, CHROMIUM_ARGS, CLIENT_CHROMIUM, VIEWPORT, Page, idle,
+from load_test import (CHROMIUM, CHROMIUM_ARGS, CLIENT_CHROMIUM, REFUSED, VIEWPORT, Page, idle,
                        own_server, percentile, until, _present)
 
 ABUSER, NORMAL = "203.0.113.66", ["203.0.113.1", "203.0.113.2", "203.0.113.3"]
@@ -46,7 +46,6 @@ def spin(x):
 UNLIMITED = {"PLAYGROUND_CLIENT_RUNNING": "1000", "PLAYGROUND_CLIENT_QUEUED": "1000",
              "PLAYGROUND_RUNS_PER_MINUTE": "100000", "PLAYGROUND_CLIENT_SECONDS_PER_MINUTE": "1e9",
              "PLAYGROUND_BACKGROUND_WORKERS": "0"}   # a demoted job keeps its slot
-REFUSED = re.compile(r"LimitError: (.*)")
 CLIENT_NICE, ABUSER_NICE = 10, 19     # the normal clients' browser, the abuser's
 
 

@@ -8,9 +8,14 @@ back in that session's Console tab and nowhere else. --fresh-page-per-run reload
 every run instead (a new Streamlit session each time, the browser's heaviest case). It reports
 completed runs, errors, p50/p95 time from the Run click to the result, the app's peak RSS (the
 Streamlit process and its worker descendants, from /proc), how often the health endpoint failed
-meanwhile, and where the machine's CPU went. The clock starts after one untimed warm-up pass
-(--cold: at once), and the clients run at nice 10 (--client-nice) so that, sharing the machine,
-they do not take the cores from the app they measure.
+meanwhile, and where the machine's CPU went. Each session is its own visitor: its tab sends
+X-Forwarded-For 203.0.113.(100 + N), which the server this script starts trusts (an app given
+with --url needs PLAYGROUND_CLIENT_IP_HEADER=X-Forwarded-For, or the fair queue counts every
+session as one client and lets one of them run at a time). The clock starts after one untimed
+warm-up pass (--cold: at once), and the clients run at nice 10 (--client-nice) so that, sharing
+the machine, they do not take the cores from the app they measure; Chromium is started without
+CAP_SYS_NICE (bench/chromium_low_priority), since as root it raises its own threads to nice 0
+and -8, whatever it inherited.
 
     python bench/load_test.py --sessions 8 --seconds 120            # starts its own server
     python bench/load_test.py --url http://127.0.0.1:8501 --pid 1234  # an app already running
@@ -44,6 +49,13 @@ CLIENT_CHROMIUM = str(ROOT / "bench" / "chromium_low_priority")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+CLIENT_HEADER = "X-Forwarded-For"   # own_server trusts it (PLAYGROUND_CLIENT_IP_HEADER)
+REFUSED = re.compile(r"LimitError: (.*)")   # how the page shows a run a limit refused
+
+
+def visitor(index: int) -> str:
+    """Session `index`'s address, from the documentation range: a header value, no traffic."""
+    return f"203.0.113.{100 + index}"
 VIEWPORT = {"width": 1280, "height": 800}       # a laptop screen
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 TYPED = """import tensorflow as tf
@@ -97,7 +109,8 @@ def own_server(start_timeout: float = 180.0) -> Iterator[tuple[str, int]]:
          "--server.fileWatcherType", "none"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(ROOT),
                                                                   # its clients type into the text area
-                                                                  PLAYGROUND_EDITOR=os.environ.get("PLAYGROUND_EDITOR", "plain")))
+                                                                  PLAYGROUND_EDITOR=os.environ.get("PLAYGROUND_EDITOR", "plain"),
+                                                                  PLAYGROUND_CLIENT_IP_HEADER=CLIENT_HEADER))
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + start_timeout
@@ -240,8 +253,14 @@ async def run_and_time(tab: Page, timeout_ms: int) -> float:
     await page.locator(".st-key-run button").click()
     tab.runs += 1
     result = page.get_by_text(re.compile(rf"^Run {tab.runs} · TensorFlow"))
-    await until(lambda: _present(result), timeout_ms, every_s=0.1, what=f"run {tab.runs}")
+    refusal = page.get_by_text(REFUSED)
+
+    async def ended() -> bool:
+        return await _present(result) or await _present(refusal)
+    await until(ended, timeout_ms, every_s=0.1, what=f"run {tab.runs}")
     elapsed = time.monotonic() - started
+    if not await _present(result):    # a limit said no: an error, with the app's own words
+        raise RuntimeError(f"run {tab.runs} refused: {(await refusal.first.inner_text())[:120]}")
     await idle(page, timeout_ms)
     return elapsed
 
@@ -317,7 +336,9 @@ async def session(index: int, browser, url: str, deadline: float, tally: Tally,
                   timeout_ms: int, fresh_page: bool,
                   runs: int = 0) -> None:  # type: ignore[no-untyped-def]
     """Loops until the deadline (or for exactly `runs` runs, when given)."""
-    context = await browser.new_context(viewport=VIEWPORT)
+    # Each session is its own visitor to the fair queue, which counts clients, not tabs.
+    context = await browser.new_context(viewport=VIEWPORT,
+                                        extra_http_headers={CLIENT_HEADER: visitor(index)})
     page = Page(await context.new_page())
     run = 0
     try:

@@ -316,6 +316,8 @@ def test_progress_labels_name_queue_position_and_retrace_reason() -> None:
     label, fraction = _describe({"event": "call_finished", "index": 2, "retraced": True,
                                  "reason": "x: shape (3,) -> (2,)"}, 3)
     assert label == "Call 3 of 3: traced (x: shape (3,) -> (2,))" and fraction == 1.0
+    assert _describe({"event": "demoted", "after_s": 5.0}, 3) == (
+        "Still running after 5 s, so it now runs at low priority: shorter runs go first…", None)
 
 
 SWEEP = "x[0]=16,64,256,1024"
