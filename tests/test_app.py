@@ -544,3 +544,18 @@ def test_gutter_marks_errors_and_pitfalls_of_the_code_that_ran() -> None:
     missing_colon = "import tensorflow as tf\n\ndef f(x)\n    return x\n"
     [mark] = gutter.annotations(missing_colon, None, None)
     assert mark["row"] == 2 and mark["type"] == "error" and "SyntaxError" in mark["text"]
+
+
+def test_first_use_costs_are_paid_at_start_without_tensorflow():
+    """app.py's lifespan pays them before the first visitor. In its own interpreter, since it
+    sets process-wide state: the flag shows that this Streamlit still has the private check."""
+    import subprocess
+    code = ("import sys\n"
+            "from playground.ui import run\n"
+            "from streamlit import delta_generator\n"
+            "run.pay_first_use_costs()\n"
+            "assert delta_generator._use_warning_has_been_displayed\n"
+            "assert 'tensorflow' not in sys.modules and 'playground.engine' not in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=pathlib.Path(__file__).parents[1],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -54,8 +54,29 @@ def warm_at_start() -> None:
             executor()
         except Exception:  # noqa: BLE001 - never take the server down; warm() reports it per page
             logging.getLogger(__name__).exception("warming the pool at start failed")
+        pay_first_use_costs()
 
     threading.Thread(target=start, name="warm-pool", daemon=True).start()
+
+
+def pay_first_use_costs() -> None:
+    """Once-per-process costs that the first visitor's page run and first Run would pay, paid at
+    server start instead (cProfile of those two runs, this machine): Streamlit's check that it is
+    not in a REPL, which walks inspect.stack() with realpath on every frame (0.22 s), nbformat
+    compiling its notebook schema for the notebook download (0.16 s), pandas' first table of
+    strings for st.dataframe (0.15 s, a lazy pyarrow import) and the recorded claims table."""
+    import nbformat
+    import pandas
+
+    from . import claims_table
+    nbformat.v4.new_notebook()                    # validates: compiles and caches the schema
+    pandas.DataFrame([{"check": "text"}])
+    claims_table.recorded()
+    try:
+        from streamlit import delta_generator
+        delta_generator._maybe_print_use_warning()   # private; says nothing under `streamlit run`
+    except Exception:  # noqa: BLE001 - gone or changed in another Streamlit: the page pays it
+        pass
 
 
 def warm() -> None:
