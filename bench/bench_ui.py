@@ -11,6 +11,7 @@ button): what this browser and machine need for any Streamlit page.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import pathlib
@@ -19,6 +20,7 @@ import re
 import statistics
 import sys
 import time
+from typing import Iterator
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
@@ -53,38 +55,42 @@ def cpu_model() -> str:
 EDITOR_READY = ".ace_content"   # inside the code editor's iframe
 
 
-def first_visit(settle_s: float) -> tuple[float, float]:
-    """A fresh server (the real pool, warmed by app.py's lifespan), one visitor settle_s after it
-    is healthy: seconds from page open to the editor ready, and to the first result."""
-    from playwright.sync_api import expect, sync_playwright
-    with streamlit_server("ui_support:real_or_subprocess") as (url, _process), sync_playwright() as p:
+@contextlib.contextmanager
+def first_page(settle_s: float, path: str = "", **server: str) -> Iterator[tuple[object, float]]:
+    """A fresh server (streamlit_server's arguments), one visitor settle_s after it is healthy:
+    yields that visitor's page, just opened at `path`, and the time it was opened."""
+    from playwright.sync_api import sync_playwright
+    with streamlit_server(**server) as (url, _process), sync_playwright() as p:
         time.sleep(settle_s)
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1500, "height": 1200})
         started = time.perf_counter()
-        page.goto(f"{url}/?example=retracing")
+        page.goto(f"{url}{path}")
+        try:
+            yield page, started
+        finally:
+            browser.close()
+
+
+def first_visit(settle_s: float) -> tuple[float, float]:
+    """The real pool, warmed by app.py's lifespan: seconds from page open to the editor ready,
+    and to the first result (Run pressed at once)."""
+    from playwright.sync_api import expect
+    with first_page(settle_s, "/?example=retracing",
+                    executor="ui_support:real_or_subprocess") as (page, started):
         page.frame_locator(".st-key-source_box iframe").locator(EDITOR_READY).wait_for(timeout=120_000)
         editor_s = time.perf_counter() - started
         page.locator(".st-key-run button").click()
         expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible(timeout=120_000)
         result_s = time.perf_counter() - started
-        browser.close()
     return editor_s, result_s
 
 
 def floor_visit(settle_s: float) -> float:
     """The same first visit to bench/floor_app.py: seconds from page open to its button."""
-    from playwright.sync_api import sync_playwright
-    with streamlit_server(script="bench/floor_app.py") as (url, _process), sync_playwright() as p:
-        time.sleep(settle_s)
-        browser = launch(p)
-        page = browser.new_page(viewport={"width": 1500, "height": 1200})
-        started = time.perf_counter()
-        page.goto(url)
+    with first_page(settle_s, script="bench/floor_app.py") as (page, started):
         page.wait_for_selector(".st-key-run button", timeout=120_000)
-        seconds = time.perf_counter() - started
-        browser.close()
-    return seconds
+        return time.perf_counter() - started
 
 
 def main() -> None:

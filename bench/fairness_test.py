@@ -24,14 +24,13 @@ import asyncio
 import collections
 import json
 import os
-import re
 import statistics
 import sys
 import time
 import urllib.parse
 
-from load_test import (CHROMIUM, CHROMIUM_ARGS, CLIENT_CHROMIUM, REFUSED, VIEWPORT, Page, idle,
-                       own_server, percentile, until, _present)
+from load_test import (CHROMIUM, CHROMIUM_ARGS, CLIENT_CHROMIUM, CLIENT_HEADER, VIEWPORT, Page,
+                       click_run, idle, own_server, percentile, until, _present)
 
 ABUSER, NORMAL = "203.0.113.66", ["203.0.113.1", "203.0.113.2", "203.0.113.3"]
 SPIN = '''import tensorflow as tf
@@ -58,28 +57,15 @@ def spin_url(url: str) -> str:
 
 async def one_run(tab: Page, timeout_ms: int) -> tuple[float, str]:
     """Clicks Run; returns (seconds, "" for a result or the refusal's text)."""
-    page = tab.page
-    await idle(page, timeout_ms)
-    started = time.monotonic()
-    await page.locator(".st-key-run button").click()
-    result = page.get_by_text(re.compile(rf"^Run {tab.runs + 1} · TensorFlow"))
-    refusal = page.get_by_text(REFUSED)
-
-    async def ended() -> bool:
-        return await _present(result) or await _present(refusal)
-    await until(ended, timeout_ms, every_s=0.1, what="a result or a refusal")
-    elapsed = time.monotonic() - started
-    if await _present(result):
-        tab.runs += 1
-        return elapsed, ""
-    text = (await refusal.first.inner_text()).strip()
-    await idle(page, timeout_ms)
-    return elapsed, text
+    elapsed, refusal = await click_run(tab, timeout_ms)
+    if refusal:
+        await idle(tab.page, timeout_ms)
+    return elapsed, refusal
 
 
 async def open_tab(browser, url: str, address: str, timeout_ms: int) -> Page:  # type: ignore[no-untyped-def]
     context = await browser.new_context(viewport=VIEWPORT,
-                                        extra_http_headers={"X-Forwarded-For": address})
+                                        extra_http_headers={CLIENT_HEADER: address})
     tab = Page(await context.new_page())
     await tab.page.goto(url, timeout=timeout_ms)
     await until(lambda: _present(tab.page.locator(".st-key-run button")), timeout_ms,
@@ -144,7 +130,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not os.path.exists(CHROMIUM):
         parser.error(f"{CHROMIUM} is missing (apt-get install chromium)")
-    os.environ["PLAYGROUND_CLIENT_IP_HEADER"] = "X-Forwarded-For"
     if args.no_fairness:
         os.environ.update(UNLIMITED)
     with own_server() as (url, _pid):

@@ -244,9 +244,10 @@ async def _present(locator) -> bool:  # type: ignore[no-untyped-def]
     return await locator.count() > 0
 
 
-async def run_and_time(tab: Page, timeout_ms: int) -> float:
-    """Seconds from the Run click until this run's own result is on screen (the page still
-    shows the previous result meanwhile, so the wait is for the new run's number)."""
+async def click_run(tab: Page, timeout_ms: int) -> tuple[float, str]:
+    """Clicks Run; returns (seconds until this run's own result or a refusal is on screen, ""
+    for a result or the refusal's text). The page still shows the previous result meanwhile,
+    so the wait is for the new run's number; a refused run takes no number."""
     page = tab.page
     await idle(page, timeout_ms)
     started = time.monotonic()
@@ -259,9 +260,18 @@ async def run_and_time(tab: Page, timeout_ms: int) -> float:
         return await _present(result) or await _present(refusal)
     await until(ended, timeout_ms, every_s=0.1, what=f"run {tab.runs}")
     elapsed = time.monotonic() - started
-    if not await _present(result):    # a limit said no: an error, with the app's own words
-        raise RuntimeError(f"run {tab.runs} refused: {(await refusal.first.inner_text())[:120]}")
-    await idle(page, timeout_ms)
+    if await _present(result):
+        return elapsed, ""
+    tab.runs -= 1
+    return elapsed, (await refusal.first.inner_text()).strip()
+
+
+async def run_and_time(tab: Page, timeout_ms: int) -> float:
+    """Seconds from the Run click until this run's own result is on screen."""
+    elapsed, refusal = await click_run(tab, timeout_ms)
+    if refusal:                        # a limit said no: an error, with the app's own words
+        raise RuntimeError(f"run {tab.runs + 1} refused: {refusal[:120]}")
+    await idle(tab.page, timeout_ms)
     return elapsed
 
 

@@ -142,7 +142,7 @@ class FairQueue:
                     running >= limits.slots + limits.background:
                 return
             ticket = next((t for t in self._waiting
-                           if self._running[t.client] < self.limits.running_per_client), None)
+                           if self._running[t.client] < limits.running_per_client), None)
             if ticket is None:
                 return
             self._waiting.remove(ticket)

@@ -9,6 +9,7 @@ import pytest
 from playground.errors import LimitError
 from playground.fairness import ClientLimits, FairExecutor, FairQueue
 from playground.job import Job, Report
+from sandbox_support import poll
 
 
 class Clock:
@@ -116,18 +117,22 @@ class GatedExecutor:
         pass
 
 
+def submitters(fair: FairExecutor, jobs: list[tuple[str, str]],
+               events: list[dict]) -> list[threading.Thread]:
+    """One thread per (source, client), each submitting that job through the fair executor."""
+    return [threading.Thread(target=fair.submit, args=(Job(source=source),),
+                             kwargs={"client": client, "on_event": events.append})
+            for source, client in jobs]
+
+
 def test_executor_runs_one_job_per_client_and_lets_another_client_through():
     inner = GatedExecutor()
     fair = FairExecutor(inner, ClientLimits(slots=2, queued_per_client=1))
     events: list[dict] = []
-    threads = [threading.Thread(target=fair.submit, args=(Job(source=s),),
-                                kwargs={"client": c, "on_event": events.append})
-               for s, c in [("a1", "A"), ("a2", "A"), ("b1", "B")]]
+    threads = submitters(fair, [("a1", "A"), ("a2", "A"), ("b1", "B")], events)
     for thread in threads:
         thread.start()
-    deadline = threading.Event()
-    while sorted(inner.started) != ["a1", "b1"] and not deadline.wait(0.05):
-        pass
+    poll(lambda: sorted(inner.started) == ["a1", "b1"])
     assert sorted(inner.started) == ["a1", "b1"]        # A's second run waits for its first
     assert any(e["event"] == "queued" for e in events)
     inner.release.set()
@@ -182,26 +187,15 @@ class DemotingExecutor(GatedExecutor):
         return super().submit(job, on_event)
 
 
-def wait_for(condition, timeout_s: float = 10.0) -> bool:
-    stop = threading.Event()
-    for _ in range(int(timeout_s / 0.05)):
-        if condition():
-            return True
-        stop.wait(0.05)
-    return condition()
-
-
 def test_the_executor_lets_a_second_client_in_once_the_first_job_is_demoted():
     inner = DemotingExecutor()
     fair = FairExecutor(inner, ClientLimits(slots=1, background=1))
     events: list[dict] = []
-    threads = [threading.Thread(target=fair.submit, args=(Job(source=s),),
-                                kwargs={"client": c, "on_event": events.append})
-               for s, c in [("long", "A"), ("short", "B")]]
+    threads = submitters(fair, [("long", "A"), ("short", "B")], events)
     threads[0].start()
-    assert wait_for(lambda: inner.started == ["long"])
+    assert poll(lambda: inner.started == ["long"])
     threads[1].start()
-    assert wait_for(lambda: inner.started == ["long", "short"])   # B did not wait for A's job
+    assert poll(lambda: inner.started == ["long", "short"])   # B did not wait for A's job
     assert {"event": "demoted", "after_s": 5.0} in events           # and the page heard it too
     inner.release.set()
     for thread in threads:
@@ -211,11 +205,10 @@ def test_the_executor_lets_a_second_client_in_once_the_first_job_is_demoted():
 def test_without_the_demotion_the_second_client_waits():
     inner = GatedExecutor()
     fair = FairExecutor(inner, ClientLimits(slots=1, background=1))
-    threads = [threading.Thread(target=fair.submit, args=(Job(source=s),), kwargs={"client": c})
-               for s, c in [("long", "A"), ("short", "B")]]
+    threads = submitters(fair, [("long", "A"), ("short", "B")], [])
     for thread in threads:
         thread.start()
-    assert not wait_for(lambda: len(inner.started) > 1, timeout_s=0.5)
+    assert not poll(lambda: len(inner.started) > 1, timeout_s=0.5)
     inner.release.set()
     for thread in threads:
         thread.join(10)
