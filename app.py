@@ -2,7 +2,9 @@
 
 `streamlit run app.py` finds the `st.App` below and imports this module (as `app`) to serve it;
 its lifespan starts the shared worker pool when the server starts, so the first visitor finds
-warm workers. Each page view runs this same file as `__main__` (so does AppTest).
+warm workers, and the front door (playground/front_door/) holds every request and websocket
+message to the per-client limits before Streamlit sees it. Each page view runs this same file
+as `__main__` (so does AppTest).
 """
 from __future__ import annotations
 
@@ -17,10 +19,20 @@ if __name__ == "__main__":   # a page run
 else:   # imported by `streamlit run` to find the ASGI app
     import contextlib
 
+    from starlette.middleware import Middleware
+
+    from playground.config import settings
+    from playground.front_door import hosting
+    from playground.front_door.middleware import DoorLimits, FrontDoor
+
     @contextlib.asynccontextmanager
     async def _lifespan(_app):  # type: ignore[no-untyped-def]
         from playground.ui import run
         run.warm_at_start()
         yield
 
-    app = st.App(__file__, lifespan=_lifespan)
+    _settings = settings()
+    hosting.configure(_settings.allowed_origins)
+    _limits = DoorLimits.from_settings(
+        _settings, max_upload_bytes=int(st.get_option("server.maxUploadSize") * 1e6))
+    app = st.App(__file__, lifespan=_lifespan, middleware=[Middleware(FrontDoor, limits=_limits)])

@@ -56,6 +56,14 @@ class Settings:
     client_seconds_per_minute: float = 40.0      # PLAYGROUND_CLIENT_SECONDS_PER_MINUTE
     fair_slots: int = 0                          # PLAYGROUND_FAIR_SLOTS, 0: the pool size
     editor: str = "auto"                         # PLAYGROUND_EDITOR: auto (code editor) | plain
+    # The front door: per-client limits on everything before a Run (playground/front_door/)
+    sessions_per_client: int = 8                 # PLAYGROUND_SESSIONS_PER_CLIENT, tabs open at once
+    messages_per_second: float = 2.0             # PLAYGROUND_MESSAGES_PER_SECOND, websocket, refill
+    message_burst: int = 10                      # PLAYGROUND_MESSAGE_BURST, the bucket's size
+    max_message_bytes: int = 256 * 1024          # PLAYGROUND_MAX_MESSAGE_BYTES, one browser message
+    requests_per_second: float = 5.0             # PLAYGROUND_REQUESTS_PER_SECOND, HTTP, refill
+    request_burst: int = 60                      # PLAYGROUND_REQUEST_BURST, the bucket's size
+    allowed_origins: str = ""                    # PLAYGROUND_ALLOWED_ORIGINS, https://a.org,https://b.org
 
     @property
     def background_slots(self) -> int:

@@ -1,27 +1,12 @@
-"""Who is asking: the client identity the fair queue counts by (a person, not a browser tab).
-
-The peer address of the WebSocket by default. Behind a reverse proxy every peer is the proxy,
-so the operator names the header that carries the visitor's address
-(PLAYGROUND_CLIENT_IP_HEADER); it is never read unless configured, because anyone can send it.
-Of X-Forwarded-For only the right-most hop is trusted: it is the one the proxy appended.
-"""
+"""Who is asking, in a page run: the client identity (playground/front_door/identity.py) of the
+session's own request, as st.context reports it."""
 from __future__ import annotations
-
-from typing import Mapping, Optional
 
 import streamlit as st
 
-LOCAL = "localhost"       # Streamlit reports no address for a loopback visitor
+from ..front_door.identity import LOCAL, identity
 
-
-def identity(header: str, headers: Mapping[str, str], peer: Optional[str]) -> str:
-    """The client's identity from the configured header (if any) or the peer address."""
-    if header:
-        value = next((str(v) for k, v in headers.items() if k.lower() == header.lower()), "")
-        hops = [hop.strip() for hop in value.split(",") if hop.strip()]
-        if hops:
-            return hops[-1] if header.lower() == "x-forwarded-for" else hops[0]
-    return peer if isinstance(peer, str) and peer else LOCAL
+__all__ = ["LOCAL", "client_id", "identity"]
 
 
 def client_id(header: str) -> str:

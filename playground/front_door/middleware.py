@@ -1,0 +1,314 @@
+"""The front door: an ASGI middleware that holds every client to the same limits before a Run.
+
+It sits in front of Streamlit (`st.App(middleware=...)` in app.py) and sees every HTTP request
+and every websocket message. Per client (front_door/identity.py, as the fair queue counts):
+
+    websocket /_stcore/stream   foreign Origin           -> refused at once (403), no lookup
+                                over `sessions` open     -> refused (429)
+                                a message over the cap   -> that session closed (1009)
+                                a malformed message      -> that session closed (1002/1003)
+                                over the message rate    -> held until the bucket refills; a page
+                                                            run that a later one replaces is
+                                                            dropped (coalesced), so the visitor's
+                                                            latest state is what runs
+    HTTP                        health, static assets    -> exempt (cheap)
+                                a body over the cap      -> 413
+                                over the request rate    -> 429 + Retry-After
+                                the page, with `sessions` tabs already open -> 429, a page that
+                                                            says why
+A visitor is never dropped for being fast: only messages no browser sends close a session.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import html
+import logging
+import math
+import time
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Mapping, Optional
+
+from .. import i18n
+from ..config import Settings
+from ..i18n import _
+from . import back_messages, identity
+from .back_messages import Kind, Malformed
+from .buckets import ClientTable, TokenBucket
+
+Scope = Mapping[str, Any]
+Message = dict
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_LOG = logging.getLogger(__name__)
+HELD_PER_SESSION = 8      # messages one session may have waiting for the bucket; more closes it
+STREAM = "/_stcore/stream"
+EXEMPT = ("/_stcore/health", "/_stcore/host-config", "/_stcore/script-health-check")
+STATIC = ("/static/", "/component/", "/_stcore/bidi-components/", "/app/static/")
+LOCAL_ORIGINS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}   # Streamlit's own, for local use
+
+
+@dataclass(frozen=True)
+class DoorLimits:
+    sessions_per_client: int = 8
+    messages_per_second: float = 2.0
+    message_burst: int = 10
+    max_message_bytes: int = 256 * 1024
+    requests_per_second: float = 5.0
+    request_burst: int = 60
+    max_body_bytes: int = 4 * 1000 * 1000 + 64 * 1024      # the upload cap and a form's envelope
+    allowed_origins: tuple[str, ...] = ()
+    client_ip_header: str = ""
+
+    @classmethod
+    def from_settings(cls, settings: Settings, max_upload_bytes: int) -> "DoorLimits":
+        return cls(sessions_per_client=settings.sessions_per_client,
+                   messages_per_second=settings.messages_per_second,
+                   message_burst=settings.message_burst,
+                   max_message_bytes=settings.max_message_bytes,
+                   requests_per_second=settings.requests_per_second,
+                   request_burst=settings.request_burst,
+                   max_body_bytes=max_upload_bytes + 64 * 1024,
+                   allowed_origins=origins(settings.allowed_origins),
+                   client_ip_header=settings.client_ip_header)
+
+
+def origins(text: str) -> tuple[str, ...]:
+    """PLAYGROUND_ALLOWED_ORIGINS ("https://a.org, https://b.org") as scheme://host[:port]."""
+    return tuple(o.strip().rstrip("/").lower() for o in text.split(",") if o.strip())
+
+
+def origin_allowed(origin: Optional[str], host: Optional[str], allowed: tuple[str, ...]) -> bool:
+    """Whether a websocket's Origin may connect: none (not a browser), the page's own host, a
+    loopback name, or one the operator allowed. Decided from the headers alone: unlike
+    Streamlit's own check, it never looks up the server's external address."""
+    if origin is None:
+        return True
+    parsed = urllib.parse.urlsplit(origin.strip())
+    if not parsed.scheme or not parsed.netloc:
+        return False
+    if host and parsed.netloc.lower() == host.strip().lower():
+        return True
+    if (parsed.hostname or "") in LOCAL_ORIGINS:
+        return True
+    return f"{parsed.scheme}://{parsed.netloc}".lower() in allowed
+
+
+def _header(scope: Scope, name: bytes) -> Optional[str]:
+    for key, value in scope.get("headers") or ():
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _language(scope: Scope) -> str:
+    query = urllib.parse.parse_qs((scope.get("query_string") or b"").decode("latin-1"))
+    chosen = i18n.normalise((query.get("lang") or [""])[0])
+    return chosen or i18n.from_accept_language(_header(scope, b"accept-language")) or i18n.ENGLISH
+
+
+class FrontDoor:
+    """The ASGI middleware. One instance serves the whole server (one event loop), so its
+    tables need no locks."""
+
+    def __init__(self, app: ASGIApp, limits: DoorLimits,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.app, self.limits, self.clock = app, limits, clock
+        self.open: collections.Counter[str] = collections.Counter()
+        self.messages: ClientTable[TokenBucket] = ClientTable(
+            lambda: TokenBucket(limits.messages_per_second, limits.message_burst),
+            lambda bucket, now: bucket.full(now), clock)
+        self.requests: ClientTable[TokenBucket] = ClientTable(
+            lambda: TokenBucket(limits.requests_per_second, limits.request_burst),
+            lambda bucket, now: bucket.full(now), clock)
+        self.counts: collections.Counter[str] = collections.Counter()   # what it refused, by kind
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+        elif scope["type"] == "http":
+            await self._http(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    def client(self, scope: Scope) -> str:
+        return identity.of_scope(self.limits.client_ip_header, scope)
+
+    # -- HTTP ------------------------------------------------------------------------------
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if path.endswith(EXEMPT) or any(part in path for part in STATIC):
+            await self.app(scope, receive, send)
+            return
+        client = self.client(scope)
+        page = _is_page(scope)
+        with i18n.using(_language(scope)):
+            refusal = self._http_refusal(scope, client)
+            body = b"" if refusal is None else (
+                _page(refusal[1]) if page else refusal[1] + "\n").encode()
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        status, _text, retry_after = refusal
+        self.counts[f"http {status}"] += 1
+        headers = [(b"content-type", b"text/html; charset=utf-8" if page
+                    else b"text/plain; charset=utf-8"),
+                   (b"content-length", str(len(body)).encode()), (b"cache-control", b"no-store")]
+        if retry_after is not None:
+            headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    def _http_refusal(self, scope: Scope, client: str) -> Optional[tuple[int, str, Optional[float]]]:
+        limits, now = self.limits, self.clock()
+        length = _header(scope, b"content-length")
+        if _header(scope, b"transfer-encoding") is not None and length is None:
+            return 411, _("A request body needs its length (Content-Length)."), None
+        if length is not None and (not length.isdigit() or int(length) > limits.max_body_bytes):
+            return 413, _("The request is larger than this playground accepts ({limit} MB).").format(
+                limit=f"{limits.max_body_bytes / 1e6:.1f}"), None
+        bucket = self.requests[client]
+        if not bucket.take(now):
+            wait = bucket.wait_s(now)
+            return 429, _("Too many requests from your address: at most {rate:g} a second. "
+                          "Try again in {s} s.").format(rate=limits.requests_per_second,
+                                                        s=max(1, math.ceil(wait))), wait
+        if _is_page(scope) and self.open[client] >= limits.sessions_per_client:
+            return 429, _("Too many playground tabs are open from your address ({n}). Close one "
+                          "of them, then reload this page.").format(n=self.open[client]), 5.0
+        return None
+
+    # -- websocket -------------------------------------------------------------------------
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not scope.get("path", "").endswith(STREAM):
+            await self.app(scope, receive, send)
+            return
+        client = self.client(scope)
+        refusal = None
+        if not origin_allowed(_header(scope, b"origin"), _header(scope, b"host"),
+                              self.limits.allowed_origins):
+            refusal = 403, "foreign origin"
+        elif self.open[client] >= self.limits.sessions_per_client:
+            refusal = 429, "too many sessions"
+        if refusal is not None:
+            self.counts[refusal[1]] += 1
+            await _refuse_handshake(scope, receive, send, *refusal)
+            return
+        self.open[client] += 1
+        session = _Session(self, client, receive, send)
+        try:
+            await self.app(scope, session.receive, session.send)
+        finally:
+            session.stop()
+            self.open[client] -= 1
+            if self.open[client] <= 0:
+                del self.open[client]
+
+
+async def _refuse_handshake(scope: Scope, receive: Receive, send: Send, status: int,
+                            why: str) -> None:
+    """Answers the upgrade with an HTTP status (where the server can) instead of a session."""
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    if "websocket.http.response" in (scope.get("extensions") or {}):
+        body = (why + "\n").encode()
+        await send({"type": "websocket.http.response.start", "status": status,
+                    "headers": [(b"content-type", b"text/plain"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:
+        await send({"type": "websocket.close", "code": 1008})
+
+
+class _Session:
+    """One websocket's messages on their way to Streamlit, paced by its client's bucket."""
+
+    def __init__(self, door: FrontDoor, client: str, receive: Receive, send: Send) -> None:
+        self.door, self.client = door, client
+        self._receive, self._send = receive, send
+        self.held: collections.deque[tuple[Kind, Message]] = collections.deque()
+        self._next: Optional[asyncio.Future] = None
+        self.closed = False
+
+    async def send(self, message: Message) -> None:
+        if not self.closed:          # after the door closed it, Streamlit's last words go nowhere
+            await self._send(message)
+
+    def stop(self) -> None:
+        if self._next is not None:
+            self._next.cancel()
+
+    async def receive(self) -> Message:
+        bucket = self.door.messages[self.client]
+        while True:
+            wait: Optional[float] = None
+            if self.held:
+                now = self.door.clock()
+                wait = bucket.wait_s(now)
+                if wait == 0 and bucket.take(now):
+                    return self.held.popleft()[1]
+            if self._next is None:
+                self._next = asyncio.ensure_future(self._receive())
+            done, _pending = await asyncio.wait({self._next}, timeout=wait)
+            if not done:
+                continue
+            message = self._next.result()
+            self._next = None
+            if message["type"] != "websocket.receive":
+                return message                    # connect, disconnect
+            try:
+                kind = self._check(message)
+            except _Close as close:
+                return await self._close(close.code, close.why)
+            if not self.held and bucket.take(self.door.clock()):
+                return message
+            if kind is Kind.RERUN and self.held and self.held[-1][0] is Kind.RERUN:
+                self.held[-1] = (kind, message)   # the later page run replaces the waiting one
+                self.door.counts["coalesced"] += 1
+                continue
+            self.held.append((kind, message))
+            if len(self.held) > HELD_PER_SESSION:
+                return await self._close(1008, "too many messages")
+
+    def _check(self, message: Message) -> Kind:
+        data = message.get("bytes")
+        if data is None:
+            raise _Close(1003, "text frame")
+        if len(data) > self.door.limits.max_message_bytes:
+            raise _Close(1009, "message too big")
+        try:
+            return back_messages.classify(data)
+        except Malformed as error:
+            raise _Close(1002, f"malformed message: {error}") from None
+
+    async def _close(self, code: int, why: str) -> Message:
+        """Closes this one session; Streamlit sees its client leave, as if it had."""
+        reason = why.split(":")[0]            # the details stay in the server's log
+        self.door.counts[reason] += 1
+        _LOG.warning("front door: closed a session of %s (%s)", self.client, why)
+        await self._send({"type": "websocket.close", "code": code, "reason": reason})
+        self.closed = True
+        self.held.clear()
+        return {"type": "websocket.disconnect", "code": code}
+
+
+class _Close(Exception):
+    def __init__(self, code: int, why: str) -> None:
+        super().__init__(why)
+        self.code, self.why = code, why
+
+
+def _is_page(scope: Scope) -> bool:
+    """A browser asking for the page itself (not an API, an asset or a fetch)."""
+    return scope.get("method") == "GET" and "text/html" in (_header(scope, b"accept") or "")
+
+
+def _page(text: str) -> str:
+    title = html.escape(_("tf.function playground"))
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+            f"<body style='font-family:sans-serif;max-width:40em;margin:4em auto'>"
+            f"<h1>{title}</h1><p>{html.escape(text)}</p></body></html>")
