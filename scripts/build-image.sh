@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the service image (docs/hosting.md), on the official base where Docker can get it.
+# Builds the service image and its nginx proxy's (docs/hosting.md), on the official base where
+# Docker can get it.
 #   scripts/build-image.sh [--tag NAME] [--variant cpu|gpu] [--base IMAGE | --debian-base]
 #                          [--tf-extra 2.15.1,2.12.1]   (extra TF versions: TF_EXTRA_VERSIONS)
 #                          [--network host]   (the build's RUN steps on the host's network, no NAT)
+#                          [--proxy-tag NAME | --no-proxy]   (deploy/proxy on the same base)
 # The base is the Dockerfile's default (python:3.11-slim-bookworm) when it is present or can be
 # pulled. Where Docker Hub is unreachable (these CI machines) it is a base made of Debian's own
 # bookworm packages (python3 3.11, with venv) by debootstrap, from the mirror apt uses here. That
@@ -14,6 +16,7 @@ cd "$(dirname "$0")/.."
 OFFICIAL=python:3.11-slim-bookworm        # the Dockerfile's ARG BASE_IMAGE default (a test checks)
 LOCAL_BASE=local/python:3.11-bookworm-debootstrap
 TAG=tf-playground:latest                  # docker-compose.yml's image
+PROXY_TAG=tf-playground-proxy:latest      # docker-compose.yml's proxy image; "" with --no-proxy
 VARIANT="${TF_VARIANT:-cpu}"
 EXTRA_VERSIONS="${TF_EXTRA_VERSIONS:-}"
 BASE=""
@@ -27,7 +30,9 @@ while [ $# -gt 0 ]; do
     --base) BASE="$2"; shift 2 ;;
     --debian-base) FORCE_DEBIAN=1; shift ;;
     --network) NETWORK=(--network "$2"); shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --proxy-tag) PROXY_TAG="$2"; shift 2 ;;
+    --no-proxy) PROXY_TAG=""; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "build-image.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -124,10 +129,24 @@ if ! docker build "${NETWORK[@]}" --build-arg BASE_IMAGE="$BASE" --build-arg TF_
   exit 1
 fi
 rm -f "$log"
-# Images a rebuild left untagged on the local base (3 GB each; CI builds on one machine again
-# and again). The label comes only from that base, so no other image is touched.
+size=$(docker image inspect -f '{{.Size}}' "$TAG")
+echo "image: $TAG ($VARIANT) built in $((SECONDS - build_started)) s on $BASE; $((size / 1000000)) MB"
+
+# The proxy (deploy/proxy): nginx and openssl from Debian's packages on the same base.
+if [ -n "$PROXY_TAG" ]; then
+  proxy_started=$SECONDS
+  if ! docker build "${NETWORK[@]}" --build-arg BASE_IMAGE="$BASE" -t "$PROXY_TAG" deploy/proxy \
+       >"$log" 2>&1; then
+    tail -40 "$log" >&2
+    echo "build-image.sh: docker build of deploy/proxy failed (full log: $log)" >&2
+    exit 1
+  fi
+  rm -f "$log"
+  size=$(docker image inspect -f '{{.Size}}' "$PROXY_TAG")
+  echo "image: $PROXY_TAG (nginx) built in $((SECONDS - proxy_started)) s on $BASE; $((size / 1000000)) MB"
+fi
+# Images a rebuild left untagged on the local base (3 GB each for the app; CI builds on one
+# machine again and again). The label comes only from that base, so no other image is touched.
 if [ "$BASE" = "$LOCAL_BASE" ]; then
   docker image prune -f --filter label=org.tf-playground.base-recipe >/dev/null
 fi
-size=$(docker image inspect -f '{{.Size}}' "$TAG")
-echo "image: $TAG ($VARIANT) built in $((SECONDS - build_started)) s on $BASE; $((size / 1000000)) MB"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the playground on a fresh Debian machine: system packages and a world-readable venv.
 #   scripts/install.sh           bubblewrap + the venv (enough to run the app)
-#   scripts/install.sh --test    also Chromium with a CJK font (browser tests), strace (seccomp profile test), and
+#   scripts/install.sh --test    also Chromium with a CJK font (browser tests), strace (seccomp profile test),
+#                                nginx and openssl (the proxy's config run locally, tests/proxy_support.py), and
 #                                Docker's engine with debootstrap (the image's build-and-run tests)
 #   scripts/install.sh --tf 2.15.1,2.18.1
 #                                also these TensorFlow versions, each in its own venv beside the default
@@ -24,7 +25,7 @@ VENV="${PLAYGROUND_VENV:-/opt/tf-playground/venv}"
 packages=(bubblewrap python3-venv)
 if [[ " $* " == *" --test "* ]]; then
   # fonts-wqy-zenhei: Chromium draws the Chinese page (and its screenshots) in real glyphs.
-  packages+=(chromium fonts-wqy-zenhei strace debootstrap)
+  packages+=(chromium fonts-wqy-zenhei strace debootstrap nginx openssl)
   # Debian's engine, unless one is installed already (Docker's own docker-ce conflicts with it).
   command -v dockerd >/dev/null || packages+=(docker.io)
 fi
@@ -35,6 +36,10 @@ for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); d
 if [ ${#missing[@]} -gt 0 ]; then
   sudo_ apt-get update -qq
   sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  # Debian starts the nginx service on port 80 when it installs it; the tests only need the binary.
+  if [[ " ${missing[*]} " == *" nginx "* ]] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+    sudo_ systemctl disable --now nginx >/dev/null 2>&1 || true
+  fi
 fi
 
 # Debian's interpreter, not a pyenv build under /root that a dropped uid cannot start.

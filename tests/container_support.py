@@ -43,11 +43,13 @@ class Build:
         return docker("image", "inspect", "-f", "{{.Config.User}}", self.image).stdout.strip()
 
 
-def build(image: str, variant: str) -> Build:
-    """The script the docs give, with the host's network for the build's RUN steps (no NAT)."""
+def build(image: str, variant: str, proxy: Optional[str] = None) -> Build:
+    """The script the docs give, with the host's network for the build's RUN steps (no NAT);
+    `proxy`: also the nginx image (deploy/proxy) with that tag, on the same base."""
     started = time.monotonic()
+    proxy_args = ["--proxy-tag", proxy] if proxy else ["--no-proxy"]
     done = subprocess.run([str(ROOT / "scripts" / "build-image.sh"), "--tag", image,
-                           "--variant", variant, "--network", "host"],
+                           "--variant", variant, "--network", "host", *proxy_args],
                           cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
     seconds = time.monotonic() - started
     assert done.returncode == 0, f"scripts/build-image.sh failed:\n{done.stdout}{done.stderr}"
@@ -73,6 +75,12 @@ class Container:
     def exec(self, *argv: str, stdin: Optional[str] = None,
              timeout: float = 180) -> subprocess.CompletedProcess:
         return docker("exec", "-i", self.id, *argv, stdin=stdin, timeout=timeout, check=False)
+
+    def address(self) -> tuple[str, str]:
+        """(IP address, gateway) on the container's one network, a user-defined one included."""
+        networks = json.loads(self.inspect("{{json .NetworkSettings.Networks}}"))
+        (settings,) = networks.values()
+        return settings["IPAddress"], settings["Gateway"]
 
     def pids(self) -> list[int]:
         """Host pids of every process in the container."""
@@ -117,10 +125,24 @@ class Container:
 
 
 def remove_leftovers() -> None:
-    """Containers of an earlier run that was killed before it could remove them."""
+    """Containers and networks of an earlier run that was killed before it could remove them."""
     ids = docker("ps", "-aq", "--filter", f"label={LABEL}").stdout.split()
     if ids:
         docker("rm", "--force", *ids)
+    networks = docker("network", "ls", "-q", "--filter", f"label={LABEL}").stdout.split()
+    if networks:
+        docker("network", "rm", *networks, check=False)
+
+
+@contextlib.contextmanager
+def network(name: str) -> Iterator[str]:
+    """A user-defined bridge network, as compose makes one per project (its services find each
+    other by name there); removed afterwards."""
+    docker("network", "create", "--label", LABEL, name)
+    try:
+        yield name
+    finally:
+        docker("network", "rm", name, check=False)
 
 
 @contextlib.contextmanager

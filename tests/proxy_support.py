@@ -7,7 +7,9 @@ by the container's own entrypoint code, in front of a local upstream. For tests 
 Needs Debian's nginx and openssl (scripts/install.sh --test installs both)."""
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
+import http.client
 import importlib.util
 import os
 import pathlib
@@ -59,6 +61,45 @@ def unverified() -> ssl.SSLContext:
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
     return context
+
+
+def request(url: str, method: str = "GET", path: str = "/", headers: Optional[dict] = None,
+            body: Optional[bytes] = None, connection: Optional[http.client.HTTPSConnection] = None
+            ) -> tuple[int, bytes]:
+    """(status, body) of one request to https://HOST:PORT, on `connection` if given."""
+    conn = connection or http.client.HTTPSConnection(url.split("//")[1], timeout=20,
+                                                     context=unverified())
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        answer = conn.getresponse()
+        return answer.status, answer.read()
+    finally:
+        if connection is None:
+            conn.close()
+
+
+def burst(url: str, path: str, n: int, threads: int = 8) -> list[tuple[int, bytes]]:
+    """n GETs of path at once, from `threads` keep-alive connections: (status, body) each."""
+    def one_connection(count: int) -> list[tuple[int, bytes]]:
+        conn = http.client.HTTPSConnection(url.split("//")[1], timeout=20, context=unverified())
+        try:
+            return [request(url, path=path, connection=conn) for _ in range(count)]
+        finally:
+            conn.close()
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        parts = pool.map(one_connection, [n // threads + (i < n % threads) for i in range(threads)])
+    return [answer for part in parts for answer in part]
+
+
+def refused_413(url: str, megabytes: int = 9) -> bytes:
+    """The status line for a POST announcing a body of that size, sent without the body: nginx
+    refuses from the header alone."""
+    host, port = url.split("//")[1].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as raw:
+        with unverified().wrap_socket(raw, server_hostname="localhost") as tls:
+            tls.sendall(b"POST /_stcore/upload_file HTTP/1.1\r\nHost: x\r\n"
+                        b"Content-Length: %d\r\n\r\n" % (megabytes << 20))
+            return tls.recv(200).split(b"\r\n")[0]
 
 
 def render_to(prefix: pathlib.Path, upstream: str, listen: str) -> pathlib.Path:

@@ -405,8 +405,8 @@ def load_compose() -> dict:
 @pytest.fixture(scope="module")
 def service() -> dict:
     services = load_compose()["services"]
-    assert len(services) == 1
-    return next(iter(services.values()))
+    assert set(services) == {"playground", "proxy"}
+    return services["playground"]
 
 
 def _megabytes(size: str) -> float:
@@ -424,7 +424,20 @@ def test_compose_sets_the_recommended_limits(service) -> None:
     assert memory >= per_job  # at least one worker fits; RSS stays well below address space
     assert service["cap_drop"] == ["ALL"] and not service.get("cap_add")
     assert not service.get("privileged")
-    assert any(p.endswith(":8501") or p == "8501" for p in map(str, service["ports"]))
+    # Reached through the proxy only: exposed on the compose network, never published.
+    assert "ports" not in service and [str(p) for p in service["expose"]] == ["8501"]
+    assert service["environment"]["PLAYGROUND_CLIENT_IP_HEADER"] == "X-Forwarded-For"
+
+
+def test_compose_runs_the_proxy_hardened_in_front_of_the_app() -> None:
+    proxy = load_compose()["services"]["proxy"]
+    assert proxy["build"]["context"] == "deploy/proxy" and proxy["depends_on"] == ["playground"]
+    assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"] and not proxy.get("cap_add")
+    assert "no-new-privileges:true" in proxy["security_opt"] and not proxy.get("privileged")
+    assert proxy["environment"]["PROXY_UPSTREAM"] == "playground:8501"
+    listen = proxy["environment"]["PROXY_LISTEN"]
+    assert [str(p).rsplit(":", 1)[1] for p in proxy["ports"]] == [listen]
+    assert int(listen) >= 1024          # unprivileged: the proxy runs as a non-root uid
 
 
 def test_compose_uses_the_shipped_seccomp_profile(service) -> None:

@@ -11,7 +11,6 @@ import http.client
 import http.server
 import json
 import os
-import pathlib
 import socket
 import threading
 import time
@@ -20,7 +19,7 @@ from typing import Iterator
 import pytest
 
 import proxy_support
-from proxy_support import local_proxy, unverified
+from proxy_support import burst, local_proxy, request, unverified
 
 if proxy_support.missing() and os.environ.get("CI"):
     pytest.fail(f"the proxy tests must run in CI: {proxy_support.missing()}",
@@ -116,20 +115,6 @@ def proxy(upstream) -> Iterator[str]:
         yield url
 
 
-def request(url: str, method: str = "GET", path: str = "/", headers: dict | None = None,
-            body: bytes | None = None, connection: http.client.HTTPSConnection | None = None
-            ) -> tuple[int, bytes]:
-    conn = connection or http.client.HTTPSConnection(url.split("//")[1], timeout=20,
-                                                     context=unverified())
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        answer = conn.getresponse()
-        return answer.status, answer.read()
-    finally:
-        if connection is None:
-            conn.close()
-
-
 def test_template_renders_for_both_places_and_nginx_accepts_it(tmp_path) -> None:
     module = proxy_support.entrypoint()
     conf = proxy_support.render_to(tmp_path, "127.0.0.1:8501", "127.0.0.1:18443")
@@ -193,12 +178,7 @@ def test_a_body_over_8_mb_is_refused_with_413_and_4_mb_passes(proxy) -> None:
     status, body = request(proxy, "POST", "/_stcore/upload_file", body=b"x" * (4 << 20))
     assert status == 200 and json.loads(body)["body"] == 4 << 20
     # Refused from the header alone, before any of the body is read.
-    host, port = proxy.split("//")[1].split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as raw:
-        with unverified().wrap_socket(raw, server_hostname="localhost") as tls:
-            tls.sendall(b"POST /_stcore/upload_file HTTP/1.1\r\nHost: x\r\n"
-                        b"Content-Length: 9437184\r\n\r\n")
-            assert tls.recv(200).split(b"\r\n")[0] == b"HTTP/1.1 413 Request Entity Too Large"
+    assert proxy_support.refused_413(proxy) == b"HTTP/1.1 413 Request Entity Too Large"
 
 
 def test_a_burst_of_requests_gets_429_but_health_checks_do_not(proxy) -> None:
@@ -207,25 +187,12 @@ def test_a_burst_of_requests_gets_429_but_health_checks_do_not(proxy) -> None:
     assert set(health) == {200}
     conn.close()
     started = time.monotonic()
-    page = burst(proxy, "/", 120)
+    page = [status for status, _ in burst(proxy, "/", 120)]
     elapsed = time.monotonic() - started
     # 10 r/s with a burst of 40, no delay: 41 pass at once, then 10 a second, the rest get 429.
     assert set(page) == {200, 429}, page
     assert 41 <= page.count(200) <= 41 + 10 * elapsed + 2, (page.count(200), elapsed)
-    assert set(burst(proxy, "/static/js/x.js", 120)) == {200}        # 50 r/s, burst 200
-
-
-def burst(url: str, path: str, n: int, threads: int = 8) -> list[int]:
-    """n GETs from 8 keep-alive connections at once."""
-    def one_connection(count: int) -> list[int]:
-        conn = http.client.HTTPSConnection(url.split("//")[1], timeout=20, context=unverified())
-        try:
-            return [request(url, path=path, connection=conn)[0] for _ in range(count)]
-        finally:
-            conn.close()
-    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-        parts = pool.map(one_connection, [n // threads + (i < n % threads) for i in range(threads)])
-    return [status for part in parts for status in part]
+    assert {s for s, _ in burst(proxy, "/static/js/x.js", 120)} == {200}   # 50 r/s, burst 200
 
 
 def test_more_than_20_requests_at_once_from_one_address_get_429(proxy) -> None:
