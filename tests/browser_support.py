@@ -2,6 +2,7 @@
 app's page the way Streamlit's own e2e tests do (tests, bench)."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import pathlib
@@ -9,8 +10,9 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import urllib.request
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import pytest
 
@@ -30,12 +32,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(executor: str = "", script: str = "app.py") -> Iterator[tuple[str, subprocess.Popen]]:
+def streamlit_server(executor: str = "", script: str = "app.py",
+                     env: Mapping[str, str] = {}) -> Iterator[tuple[str, subprocess.Popen]]:
     # PLAYGROUND_UI_BROWSER_EXECUTOR=ui_support:subprocess_engine bypasses the pool while it is down.
     executor = executor or os.environ.get("PLAYGROUND_UI_BROWSER_EXECUTOR", "ui_support:real_or_subprocess")
     port = free_port()
     env = dict(os.environ, PLAYGROUND_UI_EXECUTOR=executor,
-               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]))
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]),
+               **env)
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
          "--server.headless", "true", "--server.fileWatcherType", "none"],
@@ -49,6 +53,8 @@ def streamlit_server(executor: str = "", script: str = "app.py") -> Iterator[tup
         else:
             raise RuntimeError("streamlit exited before it started")
         urllib.request.urlopen(f"{url}/_stcore/health", timeout=30).read()
+        # The server's log is read on, so that a chatty test never fills the pipe and stalls it.
+        threading.Thread(target=collections.deque, args=(process.stdout, 200), daemon=True).start()
         yield url, process
     finally:
         process.terminate()
