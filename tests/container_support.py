@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import pathlib
+import ssl
 import subprocess
 import time
 import urllib.request
@@ -94,13 +95,14 @@ class Container:
                                  f"{state['ExitCode']}):\n{self.logs()}")
         return state
 
-    def wait_answer(self, url: str, timeout_s: float) -> float:
-        """Seconds from `docker run` until url answers 200 with `ok`."""
+    def wait_answer(self, url: str, timeout_s: float,
+                    context: Optional[ssl.SSLContext] = None) -> float:
+        """Seconds from `docker run` until url answers 200 with `ok` (https: with `context`)."""
         deadline = self.started + timeout_s
         while time.monotonic() < deadline:
             self._running()
             try:
-                with urllib.request.urlopen(url, timeout=5) as answer:
+                with urllib.request.urlopen(url, timeout=5, context=context) as answer:
                     if answer.status == 200 and answer.read().strip() == b"ok":
                         return time.monotonic() - self.started
             except OSError:

@@ -1,6 +1,9 @@
-"""The service image, built by scripts/build-image.sh and run with the options docker-compose.yml
-gives (read from the file): its health check, the app in Chromium, a CLI job under bubblewrap,
-failing closed without the seccomp profile, and the non-root uid. Real Docker throughout.
+"""The service image and its nginx proxy, built by scripts/build-image.sh and run as
+docker-compose.yml describes them (options read from the file, on a network of their own, the app
+found by its service name): the app's health check, the page in Chromium through the proxy, TLS,
+the websocket, the body cap and the per-address request limit at the proxy, a CLI job under
+bubblewrap, failing closed without the seccomp profile, and the non-root uids. Real Docker
+throughout.
 
 Needs a Docker engine; one is started (and stopped) when none answers. Where none can run this
 module skips, except under CI (CI=true), where that is a failure. PLAYGROUND_CONTAINER_TESTS=0
@@ -11,6 +14,9 @@ import contextlib
 import json
 import os
 import re
+import socket
+import ssl
+import subprocess
 import time
 
 import pytest
@@ -19,6 +25,7 @@ import compose_service
 import container_support
 import docker_engine
 import figures
+import proxy_support
 from browser_support import CHROMIUM, free_port, launch, result_caption, run_and_wait, \
     traces_value, wait_idle
 from container_support import ROOT, Container, proc_status
@@ -51,26 +58,40 @@ def engine(request):
                                    f"all ({which})")
 
 
+def services() -> dict[str, compose_service.Service]:
+    """The compose services, each published port moved to a free one on the file's address."""
+    return compose_service.load_all(COMPOSE, environ=ENVIRON, publish=lambda port: free_port())
+
+
 def service() -> compose_service.Service:
-    """The compose service, each published port moved to a free one on the file's address."""
-    return compose_service.load(COMPOSE, environ=ENVIRON, publish=lambda port: free_port())
+    """The app's service."""
+    return services()["playground"]
 
 
 def app_port() -> int:
-    """The container port the file publishes (the app's)."""
-    (port,) = service().ports
+    """The container port the app listens on (exposed to the proxy, not published)."""
+    (port,) = service().expose
     return port
 
 
 @pytest.fixture(scope="module")
 def image(engine, request) -> container_support.Build:
-    spec = service()
-    built = container_support.build(spec.image, spec.build_args.get("TF_VARIANT", "cpu"))
+    spec, proxy = service(), services()["proxy"]
+    built = container_support.build(spec.image, spec.build_args.get("TF_VARIANT", "cpu"),
+                                    proxy=proxy.image)
     for line in built.lines:
         figures.report(request.config, f"build-image.sh: {line}")
     figures.report(request.config, f"build-image.sh: {built.seconds:.0f} s in all; image "
                                    f"{built.image} {built.size_bytes / 1e6:.0f} MB")
     return built
+
+
+@pytest.fixture(scope="module")
+def network(engine) -> str:
+    """The network compose would make for the project."""
+    container_support.remove_leftovers()
+    with container_support.network(f"playground-test-{os.getpid()}") as name:
+        yield name
 
 
 def published_url(container: Container, port: int) -> str:
@@ -81,23 +102,44 @@ def published_url(container: Container, port: int) -> str:
 
 
 @pytest.fixture(scope="module")
-def app(image) -> Container:
-    spec = service()
-    container_support.remove_leftovers()
-    with container_support.running(image.image, spec.run_argv(),
+def app(image, network) -> Container:
+    with container_support.running(image.image, service().run_argv(network=network),
                                    f"playground-test-{os.getpid()}") as container:
         yield container
 
 
 @pytest.fixture(scope="module")
 def up(app, request) -> str:
-    """The app's URL once its health endpoint answers and Docker calls it healthy."""
-    url = published_url(app, app_port())
+    """The app's URL (its address on the network: nothing is published) once its health endpoint
+    answers and Docker calls it healthy."""
+    url = f"http://{app.address()[0]}:{app_port()}"
     answered = app.wait_answer(url + HEALTH_PATH, timeout_s=180)
     # Docker runs the first check one interval after the start, so this takes at least that.
     healthy = app.wait_healthy(timeout_s=300)
     figures.report(request.config, f"container start: {HEALTH_PATH} answered after "
                                    f"{answered:.1f} s, HEALTHCHECK healthy after {healthy:.1f} s")
+    return url
+
+
+@pytest.fixture(scope="module")
+def proxy(image, network, up) -> Container:
+    """The proxy service, started after the app (its depends_on; here once the app answers, so
+    that the figure below is the proxy's own start)."""
+    spec = services()["proxy"]
+    assert spec.depends_on == ("playground",)
+    with container_support.running(spec.image, spec.run_argv(network=network),
+                                   f"playground-test-proxy-{os.getpid()}") as container:
+        yield container
+
+
+@pytest.fixture(scope="module")
+def proxied(proxy, request) -> str:
+    """https://ADDRESS:PORT of the proxy once the app's health answers through it."""
+    url = published_url(proxy, services()["proxy"].ports[0]).replace("http://", "https://")
+    answered = proxy.wait_answer(url + HEALTH_PATH, timeout_s=60,
+                                 context=proxy_support.unverified())
+    figures.report(request.config, f"proxy start: {HEALTH_PATH} answered through it after "
+                                   f"{answered:.1f} s")
     return url
 
 
@@ -125,13 +167,14 @@ def test_every_process_runs_as_the_images_non_root_user_without_privileges(image
 
 
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
-def test_page_runs_the_retracing_example_from_the_containers_port(up) -> None:
+def test_page_runs_the_retracing_example_through_the_proxy(proxied) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     with sync_api.sync_playwright() as p:
         browser = launch(p)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1200})
-            page.goto(f"{up}/?example=retracing")
+            page = browser.new_page(viewport={"width": 1400, "height": 1200},
+                                    ignore_https_errors=True)      # the self-signed default
+            page.goto(f"{proxied}/?example=retracing")
             wait_idle(page)
             run_and_wait(page)
             assert traces_value(page) == "2"
@@ -178,8 +221,7 @@ def probe(container: Container, checks: str, *argv: str) -> tuple[dict, str]:
 
 def test_cli_job_runs_in_bubblewrap_with_no_network_and_a_read_only_root(image, app, up) -> None:
     python = image.env["PLAYGROUND_PYTHON"]
-    address = app.inspect("{{.NetworkSettings.IPAddress}}")
-    gateway = app.inspect("{{.NetworkSettings.Gateway}}")
+    address, gateway = app.address()
     server = f"({address!r}, {app_port()})"
     # The same probe outside the sandbox first: there the app's address answers (so a refusal
     # inside is the sandbox's doing), and the container's root is read-only too.
@@ -216,3 +258,65 @@ def test_bubblewrap_isolation_fails_closed_without_the_seccomp_profile(image) ->
                      r"namespaces here: bwrap: No permissions to create new namespace",
                      done.stderr, re.M), done.stderr
     assert "status:" not in done.stdout and "trace" not in done.stdout, done.stdout
+
+
+# ---------------------------------------------------------------- through the proxy
+def test_only_the_proxy_is_published_and_it_serves_tls(app, proxy, proxied) -> None:
+    ports = json.loads(app.inspect("{{json .NetworkSettings.Ports}}"))
+    assert ports == {f"{app_port()}/tcp": None}, ports             # exposed, not published
+    host, port = proxied.split("//")[1].rsplit(":", 1)
+    with proxy_support.unverified().wrap_socket(
+            socket.create_connection((host, int(port)), timeout=10),
+            server_hostname="localhost") as tls:
+        assert tls.version() in ("TLSv1.2", "TLSv1.3")
+        der = tls.getpeercert(binary_form=True)
+    text = subprocess.run(["openssl", "x509", "-noout", "-subject", "-ext", "subjectAltName"],
+                          input=ssl.DER_cert_to_PEM_cert(der), capture_output=True,
+                          text=True, timeout=30, check=True).stdout
+    # The self-signed default, made at start for the file's PROXY_TLS_NAME default.
+    assert "CN = localhost" in text and "DNS:localhost" in text, text
+    started = container_support.docker("logs", proxy.id).stderr     # the entrypoint's first line
+    assert "no certificate in /etc/playground-tls; made a self-signed one" in started, started[:500]
+    status, body = proxy_support.request(proxied, path=HEALTH_PATH)
+    assert (status, body.strip()) == (200, b"ok")
+
+
+def test_nginx_runs_the_templates_config_as_a_non_root_user(image, proxy, proxied) -> None:
+    statuses = {pid: proc_status(pid) for pid in proxy.pids()}
+    assert len(statuses) >= 3                       # the master and two workers
+    for pid, status in statuses.items():
+        assert status["Uid"].split()[0] != "0", (pid, status["Name"], status["Uid"])
+        assert int(status["CapEff"], 16) == 0 and status["NoNewPrivs"].strip() == "1", status
+    rendered = proxy.exec("cat", "/tmp/nginx/nginx.conf").stdout
+    module = proxy_support.entrypoint()
+    assert rendered == module.render(module.TEMPLATE.read_text(), {
+        "PROXY_UPSTREAM": "playground:8501", "PROXY_LISTEN": "8443",
+        "PROXY_CERT": "/tmp/nginx/tls/cert.pem", "PROXY_KEY": "/tmp/nginx/tls/key.pem"})
+
+
+def test_the_websocket_opens_through_the_proxy_for_the_pages_own_origin(proxied) -> None:
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    stream = proxied.replace("https://", "wss://") + "/_stcore/stream"
+    # The proxy passes the browser's Host on, so the page's own origin is same-origin there.
+    with connect(stream, ssl=proxy_support.unverified(), origin=proxied, open_timeout=30,
+                 subprotocols=["streamlit"]) as ws:
+        assert ws.ping().wait(timeout=10)           # answered by the app, through nginx
+    with pytest.raises(InvalidStatus) as refused:
+        connect(stream, ssl=proxy_support.unverified(), origin="https://elsewhere.example",
+                open_timeout=30, subprotocols=["streamlit"])
+    assert refused.value.response.status_code == 403
+
+
+def test_a_body_over_the_proxys_cap_gets_413(proxied) -> None:
+    assert proxy_support.refused_413(proxied) == b"HTTP/1.1 413 Request Entity Too Large"
+
+
+def test_a_burst_from_one_address_gets_429_from_the_proxy(proxied) -> None:
+    """Last in the module: the address's request budget takes a few seconds to refill."""
+    answers = proxy_support.burst(proxied, "/", 120)
+    assert {status for status, _ in answers} == {200, 429}, [status for status, _ in answers]
+    # nginx's own page (the app's front door has a request limit of its own, behind this one).
+    by_nginx = [body for status, body in answers if status == 429 and b"nginx" in body]
+    assert len(by_nginx) >= 20, [status for status, _ in answers]
