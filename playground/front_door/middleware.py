@@ -10,13 +10,15 @@ and every websocket message. Per client (front_door/identity.py, as the fair que
                                 over the message rate    -> held until the bucket refills; a page
                                                             run that a later one replaces is
                                                             dropped (coalesced), so the visitor's
-                                                            latest state is what runs
+                                                            latest state is what runs; a button
+                                                            press waits its turn
     HTTP                        health, static assets    -> exempt (cheap)
                                 a body over the cap      -> 413
                                 over the request rate    -> 429 + Retry-After
                                 the page, with `sessions` tabs already open -> 429, a page that
                                                             says why
-A visitor is never dropped for being fast: only messages no browser sends close a session.
+A visitor is never dropped for being fast: only messages no browser sends close a session, and
+what one session has waiting is bounded.
 """
 from __future__ import annotations
 
@@ -44,7 +46,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _LOG = logging.getLogger(__name__)
-HELD_PER_SESSION = 8      # messages one session may have waiting for the bucket; more closes it
+HELD_PER_SESSION = 8      # messages one session may have waiting for the bucket; then the latest
+                          # replaces the last one waiting
 STREAM = "/_stcore/stream"
 EXEMPT = ("/_stcore/health", "/_stcore/host-config", "/_stcore/script-health-check")
 STATIC = ("/static/", "/component/", "/_stcore/bidi-components/", "/app/static/")
@@ -266,13 +269,14 @@ class _Session:
                 return await self._close(close.code, close.why)
             if not self.held and bucket.take(self.door.clock()):
                 return message
-            if kind is Kind.RERUN and self.held and self.held[-1][0] is Kind.RERUN:
-                self.held[-1] = (kind, message)   # the later page run replaces the waiting one
+            if (kind is Kind.RERUN and self.held and self.held[-1][0] is Kind.RERUN) or \
+                    len(self.held) >= HELD_PER_SESSION:
+                # The later page run replaces the waiting one; with the session's queue full, a
+                # press does too (the one before it is lost, the latest state still runs).
+                self.held[-1] = (kind, message)
                 self.door.counts["coalesced"] += 1
                 continue
             self.held.append((kind, message))
-            if len(self.held) > HELD_PER_SESSION:
-                return await self._close(1008, "too many messages")
 
     def _check(self, message: Message) -> Kind:
         data = message.get("bytes")
