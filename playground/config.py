@@ -59,7 +59,9 @@ class Settings:
     # The front door: per-client limits on everything before a Run (playground/front_door/)
     sessions_per_client: int = 8                 # PLAYGROUND_SESSIONS_PER_CLIENT, tabs open at once
     messages_per_second: float = 2.0             # PLAYGROUND_MESSAGES_PER_SECOND, websocket, refill
-    message_burst: int = 10                      # PLAYGROUND_MESSAGE_BURST, the bucket's size
+    message_burst: int = 4                       # PLAYGROUND_MESSAGE_BURST, the bucket's size
+    # (small: page runs started at once hold Streamlit's event loop for about their sum; 8 at once
+    # kept /_stcore/health waiting 1.5 s here, 4 at once 0.7 s)
     max_message_bytes: int = 256 * 1024          # PLAYGROUND_MAX_MESSAGE_BYTES, one browser message
     requests_per_second: float = 5.0             # PLAYGROUND_REQUESTS_PER_SECOND, HTTP, refill
     request_burst: int = 60                      # PLAYGROUND_REQUEST_BURST, the bucket's size

@@ -4,6 +4,7 @@ and Origins. tests/test_front_door_server.py drives the same door in a real `str
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
 import time
@@ -11,6 +12,7 @@ import time
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
+from playground.config import Settings
 from playground.front_door import back_messages
 from playground.front_door.back_messages import Kind, Malformed
 from playground.front_door.buckets import ClientTable, TokenBucket
@@ -176,8 +178,11 @@ class Client:
 
 
 def door(**limits) -> tuple[FrontDoor, Recorder, Clock]:
+    """A door with the default settings, but for `limits`, trusting X-Forwarded-For."""
     clock, app = Clock(), Recorder()
-    return FrontDoor(app, DoorLimits(client_ip_header="X-Forwarded-For", **limits), clock), app, clock
+    defaults = DoorLimits.from_settings(Settings(), max_upload_bytes=4 * 10**6)
+    chosen = dataclasses.replace(defaults, client_ip_header="X-Forwarded-For", **limits)
+    return FrontDoor(app, chosen, clock), app, clock
 
 
 async def settle():

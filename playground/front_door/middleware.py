@@ -56,15 +56,16 @@ LOCAL_ORIGINS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}   # Streamlit's own
 
 @dataclass(frozen=True)
 class DoorLimits:
-    sessions_per_client: int = 8
-    messages_per_second: float = 2.0
-    message_burst: int = 10
-    max_message_bytes: int = 256 * 1024
-    requests_per_second: float = 5.0
-    request_burst: int = 60
-    max_body_bytes: int = 4 * 1000 * 1000 + 64 * 1024      # the upload cap and a form's envelope
-    allowed_origins: tuple[str, ...] = ()
-    client_ip_header: str = ""
+    """The door's limits: the settings (config.py, where the defaults are) and the upload cap."""
+    sessions_per_client: int
+    messages_per_second: float
+    message_burst: int
+    max_message_bytes: int
+    requests_per_second: float
+    request_burst: int
+    max_body_bytes: int                   # the upload cap and a form's envelope
+    allowed_origins: tuple[str, ...]
+    client_ip_header: str
 
     @classmethod
     def from_settings(cls, settings: Settings, max_upload_bytes: int) -> "DoorLimits":
