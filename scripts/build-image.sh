@@ -120,30 +120,23 @@ else
   fi
 fi
 
-build_started=$SECONDS
-log=$(mktemp /tmp/playground-image-build.XXXXXX.log)
-if ! docker build "${NETWORK[@]}" --build-arg BASE_IMAGE="$BASE" --build-arg TF_VARIANT="$VARIANT" --build-arg TF_EXTRA_VERSIONS="$EXTRA_VERSIONS" -t "$TAG" . \
-     >"$log" 2>&1; then
-  tail -40 "$log" >&2
-  echo "build-image.sh: docker build failed (full log: $log)" >&2
-  exit 1
-fi
-rm -f "$log"
-size=$(docker image inspect -f '{{.Size}}' "$TAG")
-echo "image: $TAG ($VARIANT) built in $((SECONDS - build_started)) s on $BASE; $((size / 1000000)) MB"
-
-# The proxy (deploy/proxy): nginx and openssl from Debian's packages on the same base.
-if [ -n "$PROXY_TAG" ]; then
-  proxy_started=$SECONDS
-  if ! docker build "${NETWORK[@]}" --build-arg BASE_IMAGE="$BASE" -t "$PROXY_TAG" deploy/proxy \
-       >"$log" 2>&1; then
+# build TAG WHAT CONTEXT [ARGS...]: one docker build, its log shown only when it fails.
+build() {
+  local tag=$1 what=$2 context=$3 started=$SECONDS log
+  shift 3
+  log=$(mktemp /tmp/playground-image-build.XXXXXX.log)
+  if ! docker build "${NETWORK[@]}" --build-arg BASE_IMAGE="$BASE" "$@" -t "$tag" "$context" >"$log" 2>&1; then
     tail -40 "$log" >&2
-    echo "build-image.sh: docker build of deploy/proxy failed (full log: $log)" >&2
+    echo "build-image.sh: docker build of $context failed (full log: $log)" >&2
     exit 1
   fi
   rm -f "$log"
-  size=$(docker image inspect -f '{{.Size}}' "$PROXY_TAG")
-  echo "image: $PROXY_TAG (nginx) built in $((SECONDS - proxy_started)) s on $BASE; $((size / 1000000)) MB"
+  echo "image: $tag ($what) built in $((SECONDS - started)) s on $BASE; $(($(docker image inspect -f '{{.Size}}' "$tag") / 1000000)) MB"
+}
+build "$TAG" "$VARIANT" . --build-arg TF_VARIANT="$VARIANT" --build-arg TF_EXTRA_VERSIONS="$EXTRA_VERSIONS"
+# The proxy (deploy/proxy): nginx and openssl from Debian's packages on the same base.
+if [ -n "$PROXY_TAG" ]; then
+  build "$PROXY_TAG" nginx deploy/proxy
 fi
 # Images a rebuild left untagged on the local base (3 GB each for the app; CI builds on one
 # machine again and again). The label comes only from that base, so no other image is touched.

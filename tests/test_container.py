@@ -94,7 +94,9 @@ def test_build_script_tries_the_dockerfiles_base_and_tags_composes_image(docker)
     assert script_default("OFFICIAL") == base_image_default(docker)
     assert script_default("TAG") == load_compose()["services"]["playground"]["image"]
     text = BUILD_SCRIPT.read_text()
-    assert '--build-arg BASE_IMAGE="$BASE" --build-arg TF_VARIANT="$VARIANT"' in text
+    # Every build (the app's and the proxy's) gets the base; the app's also the variant.
+    assert 'docker build "${NETWORK[@]}" --build-arg BASE_IMAGE="$BASE" "$@"' in text
+    assert 'build "$TAG" "$VARIANT" . --build-arg TF_VARIANT="$VARIANT"' in text
     assert 'VARIANT="${TF_VARIANT:-cpu}"' in text
 
 

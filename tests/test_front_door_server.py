@@ -18,7 +18,7 @@ import pytest
 from browser_support import streamlit_server
 from streamlit_wire import Refused, Session, SessionClosed, page_run, rerun_message
 
-SESSIONS, RATE, BURST = 4, 2.0, 6
+SESSIONS, RATE, BURST = 4, 2.0, 4
 LIMITS = {"PLAYGROUND_CLIENT_IP_HEADER": "X-Forwarded-For",
           "PLAYGROUND_SESSIONS_PER_CLIENT": str(SESSIONS),
           "PLAYGROUND_MESSAGES_PER_SECOND": str(RATE), "PLAYGROUND_MESSAGE_BURST": str(BURST),
