@@ -2,7 +2,8 @@
 # Installs the playground on a fresh Debian machine: system packages and a world-readable venv.
 #   scripts/install.sh           bubblewrap + the venv (enough to run the app)
 #   scripts/install.sh --test    also Chromium with a CJK font (browser tests), strace (seccomp profile test),
-#                                nginx and openssl (the proxy's config run locally, tests/proxy_support.py), and
+#                                nginx and openssl (the proxy's config run locally, tests/proxy_support.py), iproute2
+#                                and unshare (the no-DNS origin test's network namespace), and
 #                                Docker's engine with debootstrap (the image's build-and-run tests)
 #   scripts/install.sh --tf 2.15.1,2.18.1
 #                                also these TensorFlow versions, each in its own venv beside the default
@@ -25,7 +26,9 @@ VENV="${PLAYGROUND_VENV:-/opt/tf-playground/venv}"
 packages=(bubblewrap python3-venv)
 if [[ " $* " == *" --test "* ]]; then
   # fonts-wqy-zenhei: Chromium draws the Chinese page (and its screenshots) in real glyphs.
-  packages+=(chromium fonts-wqy-zenhei strace debootstrap nginx openssl)
+  # nginx, openssl: the proxy's tests on the host; iproute2, util-linux (unshare): the no-DNS
+  # origin test's network namespace.
+  packages+=(chromium fonts-wqy-zenhei strace debootstrap nginx openssl iproute2 util-linux)
   # Debian's engine, unless one is installed already (Docker's own docker-ce conflicts with it).
   command -v dockerd >/dev/null || packages+=(docker.io)
 fi
