@@ -50,7 +50,7 @@ def test_a_bucket_gives_its_burst_then_its_rate():
     assert bucket.wait_s(0.0) == pytest.approx(0.5)
     assert not bucket.take(0.4)
     assert bucket.take(0.5)
-    assert not bucket.full(10.0) is False     # refilled to the brim after a long pause
+    assert bucket.full(10.0)                  # refilled to the brim after a long pause
     assert [bucket.take(10.0) for _ in range(4)] == [True, True, True, False]
 
 
