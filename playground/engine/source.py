@@ -30,7 +30,9 @@ def compile_source(source: str, filename: str) -> types.CodeType:
     check_text(source)
     register(source, filename)
     try:
-        return compile(source, filename, "exec")
+        # dont_inherit: the user's file gets none of this module's `from __future__` flags
+        # (postponed annotations would turn every annotation of theirs into a string).
+        return compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as e:  # the engine reports it under Python's own name, line and column
         raise SourceError(f"{type(e).__name__}: {e.msg} (line {e.lineno})") from e
 
