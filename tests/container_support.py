@@ -162,3 +162,20 @@ def proc_status(pid: int) -> dict[str, str]:
     """/proc/PID/status of a host pid as a dict ('Uid': '10001\t10001\t10001\t10001', ...)."""
     text = pathlib.Path(f"/proc/{pid}/status").read_text()
     return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+
+
+def wait_network_settled(timeout_s: float = 30.0) -> None:
+    """Waits until no IPv6 address on this host is still tentative. A container's new veth and
+    bridge get link-local addresses a second or two after they appear; when duplicate address
+    detection ends, Chromium sees the network change and aborts what it is loading
+    (net::ERR_NETWORK_CHANGED), so a page opened just after a container started can fail."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            tentative = subprocess.run(["ip", "-6", "addr", "show", "tentative"],
+                                       capture_output=True, text=True, timeout=10).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            return                      # no `ip`: nothing to wait for that we can see
+        if not tentative.strip():
+            return
+        time.sleep(0.2)
