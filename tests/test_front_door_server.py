@@ -62,7 +62,9 @@ def test_a_rerun_flood_is_held_to_the_rate_and_another_client_is_served_at_its_s
             while time.monotonic() < stop and session.is_open:
                 await session.send_raw(rerun_message(PAGE))
                 sent += 1
-                await asyncio.sleep(0.01)
+                # 10 a second per session, 20 times the client's rate: a flood that leaves this
+                # process (the visitor's client too) the CPU to time the visitor fairly.
+                await asyncio.sleep(0.1)
 
         hammers = [asyncio.ensure_future(hammer(s)) for s in attacker]
         await asyncio.sleep(1.0)
@@ -78,7 +80,8 @@ def test_a_rerun_flood_is_held_to_the_rate_and_another_client_is_served_at_its_s
 
     sent, served, elapsed, during = asyncio.run(flood())
     # The client's bucket: its burst, then RATE a second, over all its tabs together.
-    assert sent > 500 and served <= BURST + RATE * elapsed + 1, (sent, served, elapsed)
+    assert sent > 10 * RATE * seconds and served <= BURST + RATE * elapsed + 1, (sent, served,
+                                                                               elapsed)
     # Served at its normal speed, as the median says (the p95 target is bench/front_door_test.py's:
     # timed targets belong to benches, and this process is the attacker's too).
     assert statistics.median(during) <= max(1.0, 3 * statistics.median(alone)), (alone, during)
