@@ -1,8 +1,9 @@
 """The front door in a real `streamlit run app.py`, spoken to with raw websockets (no browser), as
 an attacker would: a rerun flood is held to the client's rate while another client is served
-throughout (its speed beside the flood is bench/front_door_test.py's target), sessions per client are capped, malformed and oversized messages close only
-their own session, and HTTP requests have a rate and a body cap. Every client is an
-X-Forwarded-For address from the documentation range, which this server trusts."""
+throughout (its speed beside the flood is bench/front_door_test.py's target), sessions per client
+are capped, malformed and oversized messages close only their own session, and HTTP requests have
+a rate and a body cap. Every client is an X-Forwarded-For address from the documentation range,
+which this server trusts."""
 from __future__ import annotations
 
 import asyncio
