@@ -10,6 +10,8 @@ import tempfile
 import time
 from typing import Iterator
 
+import processes
+
 START_TIMEOUT_S = 60
 
 
@@ -62,11 +64,6 @@ def engine() -> Iterator[str]:
             time.sleep(0.5)
         yield "dockerd started for these tests"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        processes.stop(process, 60)
         log.close()
     os.unlink(log.name)       # kept only when dockerd failed to start: that error quotes it

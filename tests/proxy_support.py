@@ -21,6 +21,8 @@ import tempfile
 import time
 from typing import Iterator, Optional
 
+import processes
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ENTRYPOINT = ROOT / "deploy" / "proxy" / "entrypoint.py"
 START_TIMEOUT_S = 20
@@ -157,10 +159,5 @@ def local_proxy(upstream_port: int, upstream_host: str = "127.0.0.1") -> Iterato
                 time.sleep(0.05)
             yield f"https://127.0.0.1:{port}"
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            processes.stop(process, 10)
             log.close()

@@ -158,6 +158,10 @@ class Client:
                       "client": ("10.0.0.9", 40000), "extensions": {"websocket.http.response": {}}}
         self.inbox.put_nowait({"type": "websocket.connect"})
 
+    def through(self, front: FrontDoor) -> asyncio.Future:
+        """Opens this websocket through the door; the task ends when the session does."""
+        return asyncio.ensure_future(front(self.scope, self.receive, self.send))
+
     def say(self, *datas: bytes) -> None:
         for data in datas:
             self.inbox.put_nowait({"type": "websocket.receive", "bytes": data})
@@ -177,9 +181,10 @@ class Client:
         return codes + statuses
 
 
-def door(**limits) -> tuple[FrontDoor, Recorder, Clock]:
-    """A door with the default settings, but for `limits`, trusting X-Forwarded-For."""
-    clock, app = Clock(), Recorder()
+def door(clock=None, **limits) -> tuple[FrontDoor, Recorder, Clock]:
+    """A door with the default settings, but for `limits`, trusting X-Forwarded-For; on a
+    standing Clock unless given another."""
+    clock, app = clock or Clock(), Recorder()
     defaults = DoorLimits.from_settings(Settings(), max_upload_bytes=4 * 10**6)
     chosen = dataclasses.replace(defaults, client_ip_header="X-Forwarded-For", **limits)
     return FrontDoor(app, chosen, clock), app, clock
@@ -205,10 +210,9 @@ def queries(app: Recorder) -> list[str]:
 # everything the client sent at once (a few ms), and what passes then no longer depends on time.
 def test_reruns_beyond_the_rate_are_coalesced_to_the_latest():
     async def scenario():
-        front, app, _clock = door(messages_per_second=5.0, message_burst=2)
-        front.clock = time.monotonic
+        front, app, _clock = door(time.monotonic, messages_per_second=5.0, message_burst=2)
         client = Client()
-        task = asyncio.ensure_future(front(client.scope, client.receive, client.send))
+        task = client.through(front)
         client.say(*(rerun(f"n={n}") for n in range(10)))
         await until(lambda: len(app.got) == 3)
         await asyncio.sleep(0.5)               # two more tokens: nothing else is waiting
@@ -221,10 +225,9 @@ def test_reruns_beyond_the_rate_are_coalesced_to_the_latest():
 
 def test_a_button_press_is_never_coalesced_away():
     async def scenario():
-        front, app, _clock = door(messages_per_second=5.0, message_burst=1)
-        front.clock = time.monotonic
+        front, app, _clock = door(time.monotonic, messages_per_second=5.0, message_burst=1)
         client = Client()
-        task = asyncio.ensure_future(front(client.scope, client.receive, client.send))
+        task = client.through(front)
         client.say(rerun("first"), rerun("press", press=True), rerun("a"), rerun("b"))
         await until(lambda: len(app.got) == 3)
         await asyncio.sleep(0.5)
@@ -240,7 +243,7 @@ def test_one_clients_bucket_is_shared_by_its_tabs_and_not_by_others():
         front, app, _clock = door(messages_per_second=0.001, message_burst=3)
         tabs = [Client("203.0.113.66") for _ in range(3)]
         other = Client("203.0.113.2")
-        tasks = [asyncio.ensure_future(front(c.scope, c.receive, c.send)) for c in tabs + [other]]
+        tasks = [c.through(front) for c in tabs + [other]]
         for tab in tabs:
             tab.say(*(rerun("flood") for _ in range(5)))
         await settle()
@@ -258,7 +261,7 @@ def test_a_session_that_keeps_pressing_beyond_the_rate_is_bounded_not_dropped():
     async def scenario():
         front, app, _clock = door(messages_per_second=1.0, message_burst=1)
         client = Client()
-        task = asyncio.ensure_future(front(client.scope, client.receive, client.send))
+        task = client.through(front)
         client.say(*(rerun(f"press {n}", press=True) for n in range(20)))
         await settle()
         # One passed, HELD_PER_SESSION wait, and each press beyond replaced the last one waiting.
@@ -278,7 +281,7 @@ def test_a_bad_message_closes_that_session_and_no_other(data, code):
     async def scenario():
         front, app, _clock = door(max_message_bytes=256 * 1024)
         bad, good = Client("203.0.113.6"), Client("203.0.113.6")
-        tasks = [asyncio.ensure_future(front(c.scope, c.receive, c.send)) for c in (bad, good)]
+        tasks = [c.through(front) for c in (bad, good)]
         if data is None:
             bad.inbox.put_nowait({"type": "websocket.receive", "text": "hello"})
         else:
@@ -297,14 +300,14 @@ def test_sessions_per_client_are_capped_and_freed_when_they_close():
     async def scenario():
         front, _app, _clock = door(sessions_per_client=2)
         tabs = [Client() for _ in range(3)]
-        tasks = [asyncio.ensure_future(front(c.scope, c.receive, c.send)) for c in tabs]
+        tasks = [c.through(front) for c in tabs]
         await settle()
         assert [t.closed_with() for t in tabs] == [[], [], [429]]
         assert front.open["203.0.113.1"] == 2
         tabs[0].leave()
         await tasks[0]
         again = Client()
-        task = asyncio.ensure_future(front(again.scope, again.receive, again.send))
+        task = again.through(front)
         await settle()
         assert again.closed_with() == []
         for c in (tabs[1], again):
@@ -320,7 +323,7 @@ def test_a_foreign_origin_is_refused_before_streamlit_sees_it():
         evil, same = Client(origin="https://evil.example"), Client(origin="https://pg.example.org")
         await front(evil.scope, evil.receive, evil.send)
         assert evil.closed_with() == [403] and front.counts["foreign origin"] == 1
-        task = asyncio.ensure_future(front(same.scope, same.receive, same.send))
+        task = same.through(front)
         same.say(rerun())
         await settle()
         same.leave()
@@ -378,7 +381,7 @@ def test_the_page_says_why_when_too_many_tabs_are_open_in_the_visitors_language(
     async def scenario():
         front, _app, _clock = door(sessions_per_client=1)
         tab = Client()
-        task = asyncio.ensure_future(front(tab.scope, tab.receive, tab.send))
+        task = tab.through(front)
         await settle()
         sent: list[dict] = []
 
