@@ -150,7 +150,7 @@ class FrontDoor:
         client = self.client(scope)
         page = _is_page(scope)
         with i18n.using(_language(scope)):
-            refusal = self._http_refusal(scope, client)
+            refusal = self._http_refusal(scope, client, page)
             body = b"" if refusal is None else (
                 _page(refusal[1]) if page else refusal[1] + "\n").encode()
         if refusal is None:
@@ -166,7 +166,8 @@ class FrontDoor:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
-    def _http_refusal(self, scope: Scope, client: str) -> Optional[tuple[int, str, Optional[float]]]:
+    def _http_refusal(self, scope: Scope, client: str,
+                      page: bool) -> Optional[tuple[int, str, Optional[float]]]:
         limits, now = self.limits, self.clock()
         length = _header(scope, b"content-length")
         if _header(scope, b"transfer-encoding") is not None and length is None:
@@ -180,7 +181,7 @@ class FrontDoor:
             return 429, _("Too many requests from your address: at most {rate:g} a second. "
                           "Try again in {s} s.").format(rate=limits.requests_per_second,
                                                         s=max(1, math.ceil(wait))), wait
-        if _is_page(scope) and self.open[client] >= limits.sessions_per_client:
+        if page and self.open[client] >= limits.sessions_per_client:
             return 429, _("Too many playground tabs are open from your address ({n}). Close one "
                           "of them, then reload this page.").format(n=self.open[client]), 5.0
         return None
