@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import logging
 import os
 import time
 import traceback
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep C++ info lines out of user output
 import tensorflow as tf  # noqa: E402
@@ -24,7 +22,7 @@ from ..config import settings
 from ..errors import PlaygroundError
 from ..job import ErrorInfo, ExportInfo, FunctionReport, Job, Report
 from . import (compat, convert, device as devices, export as exporting, frames, graphs, observe, pitfalls,
-               timing)
+               script_env, timing)
 from .capture import OutputCapture
 from .entry import resolve, source_function, unwrap
 from .source import as_main, compile_source, error_info, new_module
@@ -54,9 +52,10 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
         emit({"event": "environment", "tensorflow_version": tf.__version__,  # before user code,
               "device": devices.describe(device),                             # so a stopped run
               "environment": devices.environment(device)})                    # still says where
-        with capture.redirect(), tf.device(device), _retracing_warnings() as retrace_log:
+        with capture.redirect(), devices.placement(device), \
+                script_env.retracing_warnings() as retrace_log:
             code = compile_source(job.source, job.filename)                  # 1. load the source
-            module = new_module(job.filename)
+            module = new_module(job.filename, job.source)
             if job.function is None:
                 run.script_mode(code, module)                                 # 2-4, script mode
             else:
@@ -75,6 +74,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
     finally:
         run.stdout = run.stdout or _safe_text(capture)
         capture.close()
+        run.device = devices.effective(run.device)      # the script may have hidden its GPUs
     if reports is None:
         reports = [run.function_report_safe(t) for t in run.tracked]
     warnings = pitfalls.detect(job.source, reports, run.tracked_sources())          # 8. pitfalls
@@ -103,7 +103,8 @@ class _Run:
 
     def exec_module(self, code: Any, namespace: dict) -> None:
         try:
-            exec(code, namespace)  # noqa: S102 - this is the user's code, inside the sandbox
+            with script_env.recursion_budget():
+                exec(code, namespace)  # noqa: S102 - this is the user's code, in the sandbox
         except RESOURCE_ERRORS:
             raise
         except SystemExit as e:  # exit() is the user's too: report it, don't exit
@@ -124,7 +125,7 @@ class _Run:
         observer = observe.Observer(self.make_tracked, self.job.filename, overrides)
         escaped: Optional[BaseException] = None
         try:
-            with observe.observing(observer), as_main(module, self.job.source):
+            with observe.observing(observer), as_main(module):
                 self.exec_module(code, module.__dict__)
         except _Stop as stop:
             escaped = stop.__cause__
@@ -159,7 +160,8 @@ class _Run:
                 tracked.record_refused(str(call), mismatch)
                 continue
             args, kwargs = make_args(call, index)
-            tracked.call(args, kwargs, str(call))
+            with script_env.recursion_budget():
+                tracked.call(args, kwargs, str(call))
 
     def function_report(self, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
         options = tracked.options
@@ -347,24 +349,3 @@ def _playground_error(e: PlaygroundError) -> ErrorInfo:
         return ErrorInfo(type(cause).__name__, cause.msg, cause.lineno, cause.offset,
                          traceback="".join(traceback.format_exception_only(cause)))
     return ErrorInfo(type(e).__name__, str(e), None)
-
-
-@contextmanager
-def _retracing_warnings() -> Iterator[list[str]]:
-    """TF logs 'N out of the last M calls ... triggered tf.function retracing' at most twice per
-    Python function; keep the text to show it, but count traces ourselves."""
-    messages: list[str] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            text = record.getMessage()
-            if "retracing" in text:
-                messages.append(text)
-
-    handler = Keep(level=logging.WARNING)
-    logger = logging.getLogger("tensorflow")
-    logger.addHandler(handler)
-    try:
-        yield messages
-    finally:
-        logger.removeHandler(handler)

@@ -6,6 +6,7 @@ several functions) need no nesting of redirections.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import tempfile
@@ -43,10 +44,11 @@ class OutputCapture:
         self._saved = [os.dup(1), os.dup(2)]
         os.dup2(self._file.fileno(), 1)
         os.dup2(self._file.fileno(), 2)
+        _line_buffered_c_stdout()
         # sys.stdout may not be fd 1 (pytest, notebooks): point Python's streams at fds 1 and 2.
         streams = sys.stdout, sys.stderr
-        sys.stdout = open(1, "w", buffering=1, errors="replace", closefd=False)
-        sys.stderr = open(2, "w", buffering=1, errors="replace", closefd=False)
+        sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+        sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
         try:
             yield self
         finally:
@@ -61,9 +63,24 @@ class OutputCapture:
         self._file.close()
 
 
+_LIBC = ctypes.CDLL(None)
+_IOLBF = 1
+
+
+def _line_buffered_c_stdout() -> None:
+    """C's stdout as a terminal has it: each printed line lands in order with Python's."""
+    try:
+        _LIBC.setvbuf(ctypes.c_void_p.in_dll(_LIBC, "stdout"), None, _IOLBF, 0)
+    except (ValueError, AttributeError):     # a libc without the symbol: buffered, flushed
+        pass
+
+
 def _flush() -> None:
+    """Python's buffers, and C's stdio ones: TF's C++ printf (the placer's device placement
+    log) sits in a buffer the worker's os._exit would drop, where a plain exit flushes it."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):
             pass
+    _LIBC.fflush(None)

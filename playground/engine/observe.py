@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, Optional
 from tensorflow.python.eager import context
 from tensorflow.python.eager.polymorphic_function.polymorphic_function import Function
 
+from . import script_env
 from .entry import source_function
 from .tracing import TrackedFunction
 from .values import label_of
@@ -146,19 +147,23 @@ def _overridden(args: tuple, kwargs: dict, overrides: dict) -> dict:
 
 
 def _observed_call(self: Function, *args: Any, **kwds: Any) -> Any:
-    observer = _active
-    tracked = observer.tracked(self) if observer is not None else None
-    if tracked is None:
-        return _original_call(self, *args, **kwds)
-    pending = tracked.begin(list(args), kwds, _label(args, kwds))
-    with observer.inside():                   # type: ignore[union-attr]
-        try:
-            result = _original_call(self, *args, **kwds)
-        except BaseException as e:
-            tracked.finish(pending, error=e)
-            raise
-    tracked.finish(pending, result=result)
-    return result
+    script_env.engine_frames(+1)              # this frame costs the user's recursion nothing
+    try:
+        observer = _active
+        tracked = observer.tracked(self) if observer is not None else None
+        if tracked is None:
+            return _original_call(self, *args, **kwds)
+        pending = tracked.begin(list(args), kwds, _label(args, kwds))
+        with observer.inside():               # type: ignore[union-attr]
+            try:
+                result = _original_call(self, *args, **kwds)
+            except BaseException as e:
+                tracked.finish(pending, error=e)
+                raise
+        tracked.finish(pending, result=result)
+        return result
+    finally:
+        script_env.engine_frames(-1)
 
 
 def _label(args: tuple, kwds: dict) -> str:

@@ -37,19 +37,18 @@ def compile_source(source: str, filename: str) -> types.CodeType:
         raise SourceError(f"{type(e).__name__}: {e.msg} (line {e.lineno})") from e
 
 
-def new_module(filename: str) -> types.ModuleType:
-    # No __file__: AutoGraph's _fix_linecache_record reloads a module's file from disk when
-    # __file__ matches, which evicts the linecache entry of a file that is not there.
+def new_module(filename: str, source: str) -> types.ModuleType:
+    """The module the user's file becomes, with the globals an imported module has and no
+    others. Its loader serves the pasted text: AutoGraph refreshes linecache for any module
+    whose __file__ is a function's file, and linecache asks the loader for source it cannot
+    find on disk (without one, it would evict the entry of a file that is not there)."""
     module = types.ModuleType(MODULE_NAME)
-    module.__dict__["__source_file__"] = filename
+    module.__dict__.update(__file__=filename, __cached__=None, __loader__=_SourceLoader(source))
     sys.modules[MODULE_NAME] = module
     return module
 
 
 class _SourceLoader:
-    """linecache asks a module's loader for source it cannot find on disk: AutoGraph refreshes
-    linecache for any module whose __file__ is the function's file."""
-
     def __init__(self, source: str) -> None:
         self.source = source
 
@@ -58,14 +57,14 @@ class _SourceLoader:
 
 
 @contextmanager
-def as_main(module: types.ModuleType, source: str) -> Iterator[types.ModuleType]:
+def as_main(module: types.ModuleType) -> Iterator[types.ModuleType]:
     """Makes the module what `python file.py` makes of a script: __main__ (so its
-    `if __name__ == "__main__":` block runs), with __file__ and sys.argv naming the file."""
-    filename = module.__dict__["__source_file__"]
-    module.__dict__.update(__name__="__main__", __file__=filename,
-                           __loader__=_SourceLoader(source), __spec__=None)
+    `if __name__ == "__main__":` block runs), with the globals Python gives __main__
+    (__annotations__ among them) and sys.argv naming the file."""
+    module.__dict__.update(__name__="__main__", __spec__=None)
+    module.__dict__.setdefault("__annotations__", {})
     saved_main, saved_argv = sys.modules.get("__main__"), sys.argv
-    sys.modules["__main__"], sys.argv = module, [filename]
+    sys.modules["__main__"], sys.argv = module, [module.__file__]
     try:
         yield module
     finally:

@@ -32,13 +32,13 @@ class Channel:
 
 
 def _warm_up(tf) -> None:
-    """First trace and first conversion pay lazy imports (AutoGraph, function machinery);
-    pay them before the job arrives so the job's time is its own."""
+    """Pays AutoGraph's first conversion before the job arrives. Nothing here may run an op or
+    trace a function: either initializes TF's eager context, after which a script can no longer
+    configure the runtime (threads, devices, placement) as it can under plain Python."""
     def inc(x):
         if x > 0:
             x = x + 1
         return x
-    tf.function(inc)(tf.constant(1.0))
     tf.autograph.to_code(inc)
 
 
@@ -65,6 +65,15 @@ def import_engine() -> None:
     import playground.sandbox.exports  # noqa: F401
 
 
+def _leave_the_script_alone() -> None:
+    """What started the worker is not the script's: under `python file.py` neither sys.path
+    nor PYTHONPATH names the playground's code. The engine's modules are imported already, and
+    a package finds its submodules through its own __path__, not sys.path."""
+    code_dir = os.environ.pop("PYTHONPATH", None)
+    if code_dir:
+        sys.path[:] = [p for p in sys.path if p != code_dir]
+
+
 def serve(channel: Channel, limits: dict) -> None:
     """Warm up, say ready, run the one job that arrives on stdin, report it, exit. A forked
     worker enters here too, after the fork: CUDA and TF's thread pools start in the worker."""
@@ -76,8 +85,9 @@ def serve(channel: Channel, limits: dict) -> None:
 
     gpus = device.gpus()
     if gpus:
-        device.limit_gpu_memory(int(limits.get("gpu_memory_mb", 2048)), gpus)
+        device.share_gpu_memory(int(limits.get("gpu_memory_mb", 2048)), gpus)
     _warm_up(tf)
+    _leave_the_script_alone()
     channel.send({"event": "ready", "pid": os.getpid(), "gpus": len(gpus),
                   "pid_namespace": pid_namespace()})
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,11 @@ def snippets() -> list[Path]:
     return sorted(SNIPPETS.glob("[0-9][0-9]_*.py"))
 
 
+# C's stdout line-buffered, as in a terminal: TF's C++ printf (the placer's device placement
+# log) then lands among Python's prints in the order they happened, as the playground shows it.
+_LINE_BUFFERED = ["stdbuf", "-oL"] if shutil.which("stdbuf") else []
+
+
 def run_plain(path: Path) -> Story:
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "sitecustomize.py").write_text(_SITECUSTOMIZE)
@@ -64,7 +70,7 @@ def run_plain(path: Path) -> Story:
         env = dict(os.environ, PYTHONPATH=tmp, PYTHONUNBUFFERED="1",
                    DIFFERENTIAL_COUNTS=str(counts_file))
         env.pop("TF_CPP_MIN_LOG_LEVEL", None)             # as a person's shell has it
-        done = subprocess.run([sys.executable, str(path)], cwd=tmp, env=env,
+        done = subprocess.run([*_LINE_BUFFERED, sys.executable, str(path)], cwd=tmp, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               timeout=TIMEOUT_S)
         counts = json.loads(counts_file.read_text()) if counts_file.exists() else {}

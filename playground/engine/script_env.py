@@ -1,0 +1,108 @@
+"""What the user's code sees of the process is plain Python's, not the engine's: the recursion
+budget of a script's own first frame, and TF's logger as TF configured it.
+
+Each piece is a context manager around the user's code; it leaves nothing behind afterwards.
+"""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from tensorflow.python.eager.polymorphic_function import polymorphic_function
+
+
+def _headroom(n: int = 0) -> int:
+    """How many more calls fit on the stack from here (C-level re-entries count too, which is
+    why the frames on the stack alone do not tell)."""
+    try:
+        return _headroom(n + 1)
+    except RecursionError:
+        return n
+
+
+# _headroom() called at module level of a plain `python file.py` returns limit - PLAIN_USED.
+PLAIN_USED = 2
+_real_get, _real_set = sys.getrecursionlimit, sys.setrecursionlimit
+_ours = 0            # the engine's frames under or among the user's, added to the real limit
+
+
+def _raise_by(frames: int) -> None:
+    global _ours
+    _ours += frames
+    _real_set(_real_get() + frames)
+
+
+def _getrecursionlimit() -> int:
+    return _real_get() - _ours
+
+
+def _setrecursionlimit(limit: int) -> None:
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1:
+        limit += _ours
+    _real_set(limit)                               # anything else: Python's own error
+
+
+_getrecursionlimit.__doc__, _setrecursionlimit.__doc__ = _real_get.__doc__, _real_set.__doc__
+
+
+@contextmanager
+def recursion_budget() -> Iterator[None]:
+    """Plain Python's recursion limit, counted from the user's first frame.
+
+    Under `python file.py` the module's frame is the first on the stack; here the engine's
+    frames sit under it. The real limit is raised by exactly their number, and
+    sys.getrecursionlimit/sys.setrecursionlimit speak in the script's units, so a deep recursion
+    fails at the depth it fails at in plain Python, and a script that reads or sets the limit
+    sees the numbers it would see there."""
+    limit = _real_get()
+    # The user's module frame stands where this generator does: one call above the engine
+    # line (the line's exec is a C-level entry, which counts; __enter__ is the other call).
+    below = max(0, (limit - PLAIN_USED) - _headroom())
+    _raise_by(below)
+    sys.getrecursionlimit, sys.setrecursionlimit = _getrecursionlimit, _setrecursionlimit
+    try:
+        yield
+    finally:
+        kept = _getrecursionlimit()
+        _raise_by(-below)
+        sys.getrecursionlimit, sys.setrecursionlimit = _real_get, _real_set
+        # A limit the script raised holds for the rest of the run (the entry's calls next);
+        # one it lowered does not bind the engine's own frames.
+        _real_set(max(limit, kept + _ours))
+
+
+def engine_frames(change: int) -> None:
+    """An engine frame among the user's (a hook on TF's Function.__call__) costs the user's code
+    no depth: +1 when it enters, -1 when it leaves."""
+    _raise_by(change)
+
+
+class _RecordingLogging:
+    """TF's tf_logging module as polymorphic_function sees it, keeping each warning's text.
+
+    A handler on TF's logger would be in the user's view (tf.get_logger().handlers)."""
+
+    def __init__(self, real: Any, keep: Callable[[str], None]) -> None:
+        self._real, self._keep = real, keep
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def warning(self, message: Any, *args: Any, **kwargs: Any) -> Any:
+        self._keep(str(message) % args if args else str(message))
+        return self._real.warning(message, *args, **kwargs)
+
+
+@contextmanager
+def retracing_warnings() -> Iterator[list[str]]:
+    """TF logs 'N out of the last M calls ... triggered tf.function retracing' at most twice per
+    Python function; keep the text to show it (the engine counts traces itself)."""
+    messages: list[str] = []
+    real = polymorphic_function.logging
+    polymorphic_function.logging = _RecordingLogging(
+        real, lambda text: messages.append(text) if "retracing" in text else None)
+    try:
+        yield messages
+    finally:
+        polymorphic_function.logging = real
