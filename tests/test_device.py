@@ -32,6 +32,76 @@ def test_gpu_memory_limit_configures_each_gpu(monkeypatch):
     assert calls == [("/physical_device:GPU:0", 1024)]
 
 
+def test_a_scripts_logical_gpus_split_the_workers_share():
+    config = tf.config.LogicalDeviceConfiguration
+    asked = [config(memory_limit=512), config(), config(memory_limit=4096)]
+    fitted = device.fit_in_share(asked, 2048)
+    assert [c.memory_limit for c in fitted] == [512, 682, 682]
+    assert sum(c.memory_limit for c in fitted) <= 2048
+    assert device.fit_in_share([config(memory_limit=1024)], 2048) == [config(memory_limit=1024)]
+
+
+def test_share_gpu_memory_holds_when_the_script_configures_a_gpu(monkeypatch):
+    """The worker's share is set first; a script that then splits the GPU (before its first
+    op, as plain TF allows) gets its devices fitted into that share, and a note says so."""
+    from tensorflow.python.eager import context
+    from playground.engine import compat
+    seen = []
+    monkeypatch.setattr(context.Context, "set_logical_device_configuration",
+                        lambda self, dev, configs: seen.append((dev.device_type,
+                                                                [c.memory_limit for c in configs])))
+    compat.reset()
+    device.share_gpu_memory(1024, [FAKE_GPU])
+    tf.config.set_logical_device_configuration(FAKE_GPU, [tf.config.LogicalDeviceConfiguration()] * 2)
+    cpu = tf.config.PhysicalDevice(name="/physical_device:CPU:0", device_type="CPU")
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    assert seen == [("GPU", [1024]), ("GPU", [512, 512]), ("CPU", [None, None])]
+    assert [f.feature for f in compat.fallbacks()] == ["GPU memory"]
+    compat.reset()
+
+
+def test_asking_for_the_cpu_hides_the_gpus_without_starting_the_runtime(monkeypatch):
+    hidden = []
+    monkeypatch.setattr(tf.config, "set_visible_devices",
+                        lambda devices, kind: hidden.append((devices, kind)))
+    with device.placement("/CPU:0", available_gpus=[FAKE_GPU]):
+        pass
+    assert hidden == [([], "GPU")]
+    hidden.clear()
+    for chosen, gpus in (("/GPU:0", [FAKE_GPU]), ("/CPU:0", [])):
+        with device.placement(chosen, available_gpus=gpus):
+            pass
+    assert hidden == []                      # TF places on GPU:0 anyway; no GPU, nothing to hide
+
+
+def test_a_process_whose_runtime_is_up_gets_a_device_scope(monkeypatch):
+    def too_late(devices, kind):
+        raise RuntimeError("Visible devices cannot be modified after being initialized")
+    monkeypatch.setattr(tf.config, "set_visible_devices", too_late)
+    with device.placement("/CPU:0", available_gpus=[FAKE_GPU]):
+        assert "CPU:0" in tf.constant(1.0).device
+
+
+def test_a_script_that_hid_its_gpus_ran_on_the_cpu(monkeypatch):
+    monkeypatch.setattr(tf.config, "get_visible_devices", lambda kind=None: [])
+    assert device.effective("/GPU:0") == "/CPU:0"
+    monkeypatch.setattr(tf.config, "get_visible_devices", lambda kind=None: [FAKE_GPU])
+    assert device.effective("/GPU:0") == "/GPU:0"
+    assert device.effective("/CPU:0") == "/CPU:0"
+
+
+def test_the_environment_names_the_threads_tf_uses(monkeypatch):
+    monkeypatch.setenv("TF_NUM_INTRAOP_THREADS", "2")
+    monkeypatch.delenv("TF_NUM_INTEROP_THREADS", raising=False)
+    monkeypatch.setattr(tf.config.threading, "get_intra_op_parallelism_threads", lambda: 0)
+    monkeypatch.setattr(tf.config.threading, "get_inter_op_parallelism_threads", lambda: 3)
+    found = device.environment("/CPU:0")
+    # intra: the sandbox's variable; inter: what the script set
+    assert (found["intra_op_threads"], found["inter_op_threads"]) == (2, 3)
+    monkeypatch.delenv("TF_NUM_INTRAOP_THREADS")
+    assert device.environment("/CPU:0")["intra_op_threads"] == 0      # TF's own choice
+
+
 def test_gpu_timing_synchronises_before_reading_the_clock(monkeypatch):
     events = []
     monkeypatch.setattr(tf.test.experimental, "sync_devices", lambda: events.append("sync"))

@@ -5,6 +5,7 @@ Each piece is a context manager around the user's code; it leaves nothing behind
 """
 from __future__ import annotations
 
+import re
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -38,9 +39,17 @@ def _getrecursionlimit() -> int:
 
 
 def _setrecursionlimit(limit: int) -> None:
-    if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1:
-        limit += _ours
-    _real_set(limit)                               # anything else: Python's own error
+    if not isinstance(limit, int) or limit < 1:
+        _real_set(limit)                           # Python's own TypeError or ValueError
+        return
+    try:
+        _real_set(limit + _ours)
+    except RecursionError as error:                # Python's own words, in the script's units
+        depth = re.search(r"recursion depth (\d+)", str(error))
+        if depth is None:
+            raise
+        raise RecursionError(f"cannot set the recursion limit to {int(limit)} at the recursion depth "
+                             f"{int(depth.group(1)) - _ours}: the limit is too low") from None
 
 
 _getrecursionlimit.__doc__, _setrecursionlimit.__doc__ = _real_get.__doc__, _real_set.__doc__

@@ -19,7 +19,8 @@ from playground.sandbox import WorkerPool
 # Differences inherent to running in the sandbox: snippet file -> why. The README lists them.
 INHERENT: dict[str, str] = {}
 PATHS = snippets()
-THROUGH_CLI = [p for p in PATHS if p.name.startswith(("01_", "28_"))]
+# The CLI's cold worker too: 77 configures the runtime, which no worker may have touched.
+THROUGH_CLI = [p for p in PATHS if p.name.startswith(("01_", "28_", "77_"))]
 
 
 @pytest.fixture(scope="module")

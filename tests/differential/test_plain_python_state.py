@@ -77,3 +77,23 @@ def test_an_entry_function_sees_plain_pythons_process(pool):
                    raw=played.raw)
     assert any(x.startswith("entry depth") for x in plain.lines)
     _same(plain, played)
+
+
+def test_the_timing_lab_reports_the_threads_the_script_set(pool):
+    source = """import tensorflow as tf
+tf.config.threading.set_inter_op_parallelism_threads(3)
+
+@tf.function
+def f(x):
+    return x * 2
+
+f(tf.constant(1.0))
+"""
+    report = pool.submit(Job(source=source, function=None, timing=True, timing_budget_s=0.2,
+                             timeout_s=100))
+    assert report.status == "ok", report.message
+    measured = report.functions[0].timing
+    assert measured is not None
+    # inter-op: the script's; intra-op: the sandbox's default, which the script left alone
+    assert (measured.environment["inter_op_threads"],
+            measured.environment["intra_op_threads"]) == (3, 2)
