@@ -21,7 +21,7 @@ else:   # imported by `streamlit run` to find the ASGI app
 
     from starlette.middleware import Middleware
 
-    from playground.config import settings
+    from playground.contract.config import settings
     from playground.front_door import hosting
     from playground.front_door.middleware import DoorLimits, FrontDoor
 

@@ -24,10 +24,10 @@ sys.path.insert(0, ROOT)
 import ray  # noqa: E402
 
 from bench.bench_sandbox import JOB, machine, print_table  # noqa: E402
-from playground.config import Settings  # noqa: E402
-from playground.ray_connect import connect  # noqa: E402
-from playground.ray_executor import RayExecutor  # noqa: E402
-from playground.ray_pool import NAMESPACE, pool_name  # noqa: E402
+from playground.contract.config import Settings  # noqa: E402
+from playground.runs.ray.connect import connect  # noqa: E402
+from playground.runs.ray.executor import RayExecutor  # noqa: E402
+from playground.runs.ray.node_pool import NAMESPACE, pool_name  # noqa: E402
 from playground.sandbox import WorkerPool  # noqa: E402
 from tests.ray_support import reload_auth, two_nodes  # noqa: E402
 

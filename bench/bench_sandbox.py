@@ -17,8 +17,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from playground.config import Settings  # noqa: E402
-from playground.job import Job  # noqa: E402
+from playground.contract.config import Settings  # noqa: E402
+from playground.contract.job import Job  # noqa: E402
 from playground.sandbox import WorkerPool  # noqa: E402
 
 SOURCE = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x * 2 + 1\n"

@@ -30,8 +30,8 @@ from browser_support import IDLE, launch, streamlit_server  # noqa: E402
 
 def ready_pool() -> object:
     """Executor factory run inside Streamlit: the real pool, returned only once every worker is warm."""
-    from playground.config import Settings
-    from playground.executor import make_executor
+    from playground.contract.config import Settings
+    from playground.runs.executor import make_executor
     pool = make_executor(Settings.from_env())
     if not pool.wait_ready():  # type: ignore[attr-defined]
         raise RuntimeError("the pool did not warm up")

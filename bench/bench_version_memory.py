@@ -17,8 +17,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from playground import versions  # noqa: E402
-from playground.config import Settings  # noqa: E402
+from playground.contract import versions  # noqa: E402
+from playground.contract.config import Settings  # noqa: E402
 from playground.sandbox.pool import WorkerPool  # noqa: E402
 
 

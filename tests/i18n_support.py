@@ -11,7 +11,7 @@ import json
 import re
 from typing import Iterable, Iterator
 
-from playground.specs import DTYPES
+from playground.contract.specs import DTYPES
 
 # Names that stay as they are in every language (docs/i18n.md, "What is not translated"):
 # products and libraries, units, file formats, keys, and the language's own name on its toggle.

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from playground.ray_pool import SLOT
+from playground.runs.ray.node_pool import SLOT
 
 RAY = os.path.join(os.path.dirname(sys.executable), "ray")
 IP = "127.0.0.2"          # loopback; Ray rewrites 127.0.0.1 itself to the machine's address

@@ -7,10 +7,10 @@ from typing import Callable
 
 import pytest
 
-from playground.config import Settings
-from playground.job import Job, Report
+from playground.contract.config import Settings
+from playground.contract.job import Job, Report
 from playground.sandbox import WorkerPool
-from playground.sandbox.supervisor import processes_of
+from playground.sandbox.leftovers import processes_of
 
 SECRET = "s3cret-playground-test-value"     # set in the server env; must never reach a job
 # Small limits keep the suite fast on 2 cores: CPU below wall, so each limit can be hit alone.

@@ -534,7 +534,7 @@ def test_editor_that_cannot_load_falls_back_to_the_text_area(monkeypatch: pytest
 
 
 def test_gutter_marks_errors_and_pitfalls_of_the_code_that_ran() -> None:
-    from playground.job import Report
+    from playground.contract.job import Report
     from playground.ui import gutter
     report = Report.from_json((pathlib.Path(__file__).parent / "data" / "broken.json").read_text())
     marks = gutter.annotations(BROKEN["source"], report, BROKEN["source"])

@@ -36,7 +36,7 @@ def test_toggle_offers_what_side_b_varies(app: AppTest) -> None:
     assert not [s for s in app.selectbox if s.key == keys.COMPARE_KIND]
     app.toggle(key=keys.COMPARE).set_value(True).run()
     options = app.selectbox(key=keys.COMPARE_KIND).options
-    # TF versions are offered only where playground.versions lists extra ones.
+    # TF versions are offered only where playground.contract.versions lists extra ones.
     assert {"reduce_retracing on/off (formerly experimental_relax_shapes)", "jit_compile (XLA) on/off",
             "input_signature"} <= set(options)
     app.selectbox(key=keys.COMPARE_KIND).set_value("signature").run()
@@ -96,9 +96,9 @@ def test_share_link_restores_compare(app: AppTest, param, kind, signature) -> No
 
 
 def test_tf_picker_lists_the_installed_versions(app: AppTest) -> None:
-    versions = pytest.importorskip("playground.versions", reason="needs playground.versions "
+    versions = pytest.importorskip("playground.contract.versions", reason="needs playground.contract.versions "
                                    "(issue 15 part 1): enabled once the versions branch is merged")
-    from playground.config import Settings
+    from playground.contract.config import Settings
     installed = versions.installed(Settings.from_env())
     if len(installed) < 2:
         pytest.skip("only the default TensorFlow is installed")

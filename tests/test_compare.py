@@ -5,10 +5,11 @@ import dataclasses
 
 import pytest
 
-from playground import compare, gallery
-from playground.compare import CompareSpec
-from playground.errors import SpecError
-from playground.job import Job
+from playground import gallery
+from playground.reports import compare
+from playground.reports.compare import CompareSpec
+from playground.contract.errors import SpecError
+from playground.contract.job import Job
 
 from sandbox_support import pool  # noqa: F401 - fixture: a warm sandbox pool per module
 

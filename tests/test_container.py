@@ -17,7 +17,7 @@ import tempfile
 
 import pytest
 
-from playground.config import Settings
+from playground.contract.config import Settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
@@ -456,7 +456,7 @@ def test_compose_healthcheck_and_environment_are_real_settings(service) -> None:
     fields = {f"PLAYGROUND_{f.name.upper()}": f for f in dataclasses.fields(Settings)}
     env = service["environment"]
     unknown = set(env) - set(fields)
-    assert not unknown, f"not settings in playground/config.py: {unknown}"
+    assert not unknown, f"not settings in playground/contract/config.py: {unknown}"
     for name, value in env.items():
         value = re.sub(r"^\$\{[A-Z_]+:-(.*)\}$", r"\1", str(value))
         kind = type(fields[name].default)

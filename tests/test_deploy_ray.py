@@ -11,7 +11,7 @@ import pytest
 yaml = pytest.importorskip("yaml", reason="PyYAML comes with Ray (requirements-ray.txt)")
 pytest.importorskip("ray", reason="Ray is optional: pip install -r requirements-ray.txt")
 
-from playground.ray_pool import SLOT  # noqa: E402
+from playground.runs.ray.node_pool import SLOT  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
 MANIFEST = ROOT / "deploy" / "raycluster.yaml"

@@ -6,7 +6,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from playground.engine import device, timing  # noqa: E402
-from playground.errors import SpecError  # noqa: E402
+from playground.contract.errors import SpecError  # noqa: E402
 
 FAKE_GPU = tf.config.PhysicalDevice(name="/physical_device:GPU:0", device_type="GPU")
 

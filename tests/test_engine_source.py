@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from playground.engine import analyze
-from playground.job import Job
+from playground.contract.job import Job
 
 ANNOTATED = '''import dataclasses
 import typing

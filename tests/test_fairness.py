@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from playground.errors import LimitError
-from playground.fairness import ClientLimits, FairExecutor, FairQueue
-from playground.job import Job, Report
+from playground.contract.errors import LimitError
+from playground.runs.fairness import ClientLimits, FairExecutor, FairQueue
+from playground.contract.job import Job, Report
 from sandbox_support import poll
 
 
@@ -172,7 +172,7 @@ def test_without_background_places_a_demoted_job_keeps_its_slot():
 
 
 def test_background_places_follow_the_settings():
-    from playground.config import Settings
+    from playground.contract.config import Settings
     assert ClientLimits.from_settings(Settings()).background == 1
     assert ClientLimits.from_settings(Settings(background_workers=0)).background == 0
     assert ClientLimits.from_settings(Settings(demote_after_s=0)).background == 0   # never demoted

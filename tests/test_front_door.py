@@ -12,7 +12,7 @@ import time
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from playground.config import Settings
+from playground.contract.config import Settings
 from playground.front_door import back_messages
 from playground.front_door.back_messages import Kind, Malformed
 from playground.front_door.buckets import ClientTable, TokenBucket

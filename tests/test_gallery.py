@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 from playground import gallery
-from playground.job import ErrorInfo, Report
+from playground.contract.job import ErrorInfo, Report
 
 pytest.importorskip("tensorflow")
 from playground.engine import analyze  # noqa: E402

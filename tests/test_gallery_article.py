@@ -10,7 +10,7 @@ import pytest
 
 from playground import gallery
 from playground.gallery import article
-from playground.job import ErrorInfo, Report
+from playground.contract.job import ErrorInfo, Report
 
 # The seed is the team's shared file, not the repo's: beside the checkout, or inside it.
 _HERE = pathlib.Path(__file__).resolve()

@@ -7,7 +7,7 @@ pytest.importorskip("tensorflow")
 
 from playground import gallery  # noqa: E402
 from playground.engine import analyze  # noqa: E402
-from playground.job import Job  # noqa: E402
+from playground.contract.job import Job  # noqa: E402
 
 
 def test_seed_benchmark_is_dead_code_for_grappler():

@@ -14,9 +14,10 @@ from collections import Counter
 
 import pytest
 
-from playground import gallery, i18n, i18n_catalog, reasons
+from playground import gallery
+from playground.contract import i18n, i18n_catalog, reasons
 from playground.engine import pitfalls
-from playground.job import Report
+from playground.contract.job import Report
 from tests.conftest import ROOT
 
 SEED = pathlib.Path("/work/shared/seed/tf-function-autograph.txt")
@@ -64,7 +65,7 @@ def test_a_string_added_without_translation_is_reported(catalog, tmp_path) -> No
     package = tmp_path / "playground"
     package.mkdir()
     (package / "new.py").write_text(
-        "from playground.i18n import N_, _, _p\n"
+        "from playground.contract.i18n import N_, _, _p\n"
         "TITLE = N_('A title no one translated yet')\n"
         "def show():\n    return _('Run'), _p('tab', 'A new tab'), _(TITLE)\n")
     template = i18n_catalog.extract(str(tmp_path))
@@ -78,7 +79,7 @@ def test_the_catalogs_hold_no_string_the_code_no_longer_has(catalog, template) -
     assert {(m.context, m.id) for m in catalog if m.id} <= code
     committed = i18n_catalog.read(i18n_catalog.TEMPLATE)
     assert {(m.context, m.id) for m in committed if m.id} == code, \
-        "playground.pot is stale: python -m playground.i18n_catalog update"
+        "playground.pot is stale: python -m playground.contract.i18n_catalog update"
 
 
 def test_placeholders_markup_and_code_spans_are_the_same_in_each_translation(catalog) -> None:
@@ -100,11 +101,11 @@ def test_the_committed_mo_is_the_compiled_po(catalog) -> None:
         fresh = pathlib.Path(folder, "playground.mo")
         fresh.write_bytes(i18n_catalog.compiled(catalog))
         assert fresh.read_bytes() == pathlib.Path(i18n_catalog.mo_path(i18n.CHINESE)).read_bytes(), \
-            "playground.mo is stale: python -m playground.i18n_catalog compile"
+            "playground.mo is stale: python -m playground.contract.i18n_catalog compile"
 
 
 def test_the_check_command_agrees() -> None:
-    done = subprocess.run([sys.executable, "-m", "playground.i18n_catalog", "check"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "playground.contract.i18n_catalog", "check"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
 

@@ -1,7 +1,7 @@
 """Job and Report survive the JSON round trip unchanged, nested dataclasses included."""
 from __future__ import annotations
 
-from playground.job import (CallRecord, ErrorInfo, FunctionReport, GraphInfo, Job, ModeTiming,
+from playground.contract.job import (CallRecord, ErrorInfo, FunctionReport, GraphInfo, Job, ModeTiming,
                             Report, SandboxInfo, Timing, Warning, job_from_json, job_to_json)
 
 

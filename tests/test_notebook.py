@@ -1,4 +1,4 @@
-"""The notebook builder and reader (playground/notebook.py): pure, validated with nbformat."""
+"""The notebook builder and reader (playground/reports/notebook.py): pure, validated with nbformat."""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,8 @@ import sys
 import nbformat
 import pytest
 
-from playground import notebook
-from playground.job import Job, Report, job_from_json
+from playground.reports import notebook
+from playground.contract.job import Job, Report, job_from_json
 
 DATA = pathlib.Path(__file__).parent / "data"
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def test_notebook_of_a_run_is_valid_and_has_each_call_and_the_converted_code() -
 
 
 def test_call_plan_becomes_real_calls_with_the_engines_seeds() -> None:
-    from playground.specs import parse_call
+    from playground.contract.specs import parse_call
     assert (notebook.call_expression(parse_call("float32[2,3], n=2"), 1)
             == "f(make_tensor('float32', (2, 3), seed=1000), n=2)")
     assert notebook.call_expression(parse_call(""), 0) == "f()"
@@ -101,7 +101,7 @@ def test_opening_a_py_file_and_bad_files() -> None:
 
 
 def test_notebook_module_imports_neither_streamlit_nor_tensorflow() -> None:
-    code = ("import sys; import playground.notebook; "
+    code = ("import sys; import playground.reports.notebook; "
             "print(json.dumps(['streamlit' in sys.modules, 'tensorflow' in sys.modules]))")
     done = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True,
                           text=True, cwd=ROOT, check=True)

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("tensorflow")
 
 from playground.engine import analyze  # noqa: E402
-from playground.job import Job  # noqa: E402
+from playground.contract.job import Job  # noqa: E402
 from tests import tf_facts  # noqa: E402
 
 

@@ -8,7 +8,7 @@ pytest.importorskip("tensorflow")
 
 from playground.engine import analyze  # noqa: E402
 from playground.engine.pitfalls import suggest_signature  # noqa: E402
-from playground.job import Job  # noqa: E402
+from playground.contract.job import Job  # noqa: E402
 
 HEAD = "import tensorflow as tf\nimport numpy as np\n\n"
 

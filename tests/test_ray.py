@@ -16,12 +16,12 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is optional: pip install -r requirements-ray.txt")
 
-from playground.config import Settings  # noqa: E402
-from playground.errors import LimitError  # noqa: E402
-from playground.job import Job, Report  # noqa: E402
-from playground.ray_connect import connect  # noqa: E402
-from playground.ray_executor import RayExecutor, RayRun  # noqa: E402
-from playground.ray_pool import NAMESPACE, pool_name  # noqa: E402
+from playground.contract.config import Settings  # noqa: E402
+from playground.contract.errors import LimitError  # noqa: E402
+from playground.contract.job import Job, Report  # noqa: E402
+from playground.runs.ray.connect import connect  # noqa: E402
+from playground.runs.ray.executor import RayExecutor, RayRun  # noqa: E402
+from playground.runs.ray.node_pool import NAMESPACE, pool_name  # noqa: E402
 from playground.sandbox import exports, run_once  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
@@ -279,11 +279,11 @@ def test_the_cli_starts_its_own_local_ray_despite_a_stale_cluster_file(cli_run):
 
 
 def test_the_driver_never_imports_tensorflow_and_ray_is_optional():
-    probe = ("import sys\nimport playground.ray_executor\n"
+    probe = ("import sys\nimport playground.runs.ray.executor\n"
              "assert 'tensorflow' not in sys.modules, 'the driver imported TensorFlow'\n"
-             "sys.modules['ray'] = None\ndel sys.modules['playground.ray_executor']\n"
-             "from playground.errors import SandboxError\n"
-             "try:\n    import playground.ray_executor\nexcept SandboxError as e:\n"
+             "sys.modules['ray'] = None\ndel sys.modules['playground.runs.ray.executor']\n"
+             "from playground.contract.errors import SandboxError\n"
+             "try:\n    import playground.runs.ray.executor\nexcept SandboxError as e:\n"
              "    print(e)\n")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                             text=True, timeout=60)

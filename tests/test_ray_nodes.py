@@ -13,9 +13,9 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is optional: pip install -r requirements-ray.txt")
 
-from playground.config import Settings  # noqa: E402
-from playground.job import Job  # noqa: E402
-from playground.ray_executor import RayExecutor  # noqa: E402
+from playground.contract.config import Settings  # noqa: E402
+from playground.contract.job import Job  # noqa: E402
+from playground.runs.ray.executor import RayExecutor  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 from tests.ray_support import reload_auth, two_nodes  # noqa: E402
 

@@ -11,11 +11,11 @@ from importlib.metadata import version
 
 import pytest
 
-from playground.errors import LimitError, SandboxError
-from playground.job import Job
+from playground.contract.errors import LimitError, SandboxError
+from playground.contract.job import Job
 from playground.sandbox import WorkerPool, run_once
 from playground.sandbox.process import REDUCED, WARMING_NICE
-from playground.sandbox.supervisor import processes_of
+from playground.sandbox.leftovers import processes_of
 
 from sandbox_support import SETTINGS, pool, poll, script, timed  # noqa: F401 - pool: fixture
 
@@ -118,7 +118,7 @@ def test_process_fallback_is_labelled_reduced():
 
 
 def test_importing_the_pool_does_not_import_tensorflow():
-    code = ("import sys, playground.sandbox, playground.sandbox.pool, playground.executor\n"
+    code = ("import sys, playground.sandbox, playground.sandbox.pool, playground.runs.executor\n"
             "assert 'tensorflow' not in sys.modules and 'playground.engine' not in sys.modules\n")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,

@@ -9,7 +9,7 @@ from importlib.metadata import version
 
 import pytest
 
-from playground.job import Job
+from playground.contract.job import Job
 from playground.sandbox import bwrap, layout
 
 from sandbox_support import (SECRET, SETTINGS, cmdline_gone, need_bwrap, need_own_uid, nothing_left,

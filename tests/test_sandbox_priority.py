@@ -12,7 +12,7 @@ from playground.sandbox import WorkerPool
 from playground.sandbox.forked import Zygote
 from playground.sandbox.outcome import demoted_note
 from playground.sandbox.process import WARMING_NICE, SandboxConfig
-from playground.sandbox.supervisor import processes_of
+from playground.sandbox.leftovers import processes_of
 from sandbox_support import SETTINGS, poll, script
 
 READ_NICENESS = '''import os, threading, time

@@ -12,7 +12,7 @@ import pytest
 
 from playground.engine import analyze, script_env
 from playground.engine.capture import OutputCapture
-from playground.job import Job
+from playground.contract.job import Job
 
 RECURSION = '''import sys
 

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from playground.errors import LimitError, SandboxError
-from playground.job import ExecutorInfo, Job, Report, SandboxInfo
-from playground.service import RestartingExecutor, log_run, session_tag
+from playground.contract.errors import LimitError, SandboxError
+from playground.contract.job import ExecutorInfo, Job, Report, SandboxInfo
+from playground.runs.service import RestartingExecutor, log_run, session_tag
 
 SECRET_SOURCE = "API_KEY = 'sk-do-not-log'\ndef f(x):\n    return x\n"
 

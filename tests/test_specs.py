@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from playground import specs
-from playground.errors import SpecError, TensorTooLargeError
+from playground.contract import specs
+from playground.contract.errors import SpecError, TensorTooLargeError
 
 
 def test_tensor_spec_and_scalar():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground import stats
+from playground.contract import stats
 
 
 def test_median_and_iqr():

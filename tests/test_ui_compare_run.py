@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import threading
 
-from playground.config import Settings
-from playground.fairness import ClientLimits, FairExecutor
-from playground.job import Job, Report
+from playground.contract.config import Settings
+from playground.runs.fairness import ClientLimits, FairExecutor
+from playground.contract.job import Job, Report
 from playground.ui import compare_run
 
 

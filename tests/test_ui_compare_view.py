@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pathlib
 
-from playground import compare
-from playground.job import Job, Report
+from playground.reports import compare
+from playground.contract.job import Job, Report
 from playground.ui.results import compare as view
 
 DATA = pathlib.Path(__file__).parent / "data"

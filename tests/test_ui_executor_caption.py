@@ -7,7 +7,7 @@ AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 
 def page(warm) -> None:
-    from playground.job import ExecutorInfo, Report, SandboxInfo
+    from playground.contract.job import ExecutorInfo, Report, SandboxInfo
     from playground.ui.results import environment_line
     executor = ExecutorInfo("ray", "pod-7 (10.0.0.7, node 1a2b3c4d)", actor="0123456789abcdef",
                             warm=warm) if warm is not None else ExecutorInfo("local", "vm")

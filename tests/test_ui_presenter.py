@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground import gallery
 from playground.gallery import article
-from playground.specs import parse_call
+from playground.contract.specs import parse_call
 from playground.ui import keys, run, state
 
 APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")

@@ -1,7 +1,7 @@
 """Timing-tab helpers on fakes: sweep points with gaps, retrace summaries, GPU peak memory rows."""
 from __future__ import annotations
 
-from playground.job import ModeTiming, SweepPoint, Timing
+from playground.contract.job import ModeTiming, SweepPoint, Timing
 from playground.ui.results import sweep, timing
 
 
@@ -46,7 +46,7 @@ def test_environment_rows_explain_thread_defaults_and_onednn() -> None:
 
 
 def test_speedup_shows_its_quartile_range():
-    from playground.job import ModeTiming, Timing
+    from playground.contract.job import ModeTiming, Timing
     from playground.ui.results.timing import range_text
     t = Timing(eager=ModeTiming(2.0, [2.0]), graph=ModeTiming(1.0, [1.0]), xla=None,
                first_call_s={}, speedup_graph=2.0, speedup_range={"graph": [1.5, 2.5]})

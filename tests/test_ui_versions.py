@@ -9,9 +9,9 @@ import pathlib
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from playground import versions
-from playground.claims import ClaimTable
-from playground.config import Settings
+from playground.contract import versions
+from playground.reports.claims import ClaimTable
+from playground.contract.config import Settings
 from playground.ui import claims_table, keys
 from playground.ui.run import _describe
 

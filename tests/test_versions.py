@@ -1,4 +1,4 @@
-"""Several TensorFlow versions side by side (playground/versions.py, sandbox/versioned.py, the CLI's
+"""Several TensorFlow versions side by side (playground/contract/versions.py, sandbox/versioned.py, the CLI's
 `versions`, `analyze --tf` and `claims`), on the real extra venvs that scripts/install.sh --tf made.
 
 CI installs one extra version and names it in PLAYGROUND_CI_TF_VERSION (.ci/run): there a missing
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from playground import versions
-from playground.config import Settings
-from playground.errors import SpecError
-from playground.job import Job
+from playground.contract import versions
+from playground.contract.config import Settings
+from playground.contract.errors import SpecError
+from playground.contract.job import Job
 from playground.sandbox import run_once
 from playground.sandbox.versioned import VersionedPool, pool_sizes
 from tests.conftest import ROOT
@@ -67,7 +67,7 @@ def fake_venv(root: Path, distribution: str, version: str) -> Path:
 # Discovery, without TensorFlow.
 
 def test_discovery_reads_metadata_and_never_imports_tensorflow():
-    probe = ("import sys, json; from playground import versions; from playground.config import "
+    probe = ("import sys, json; from playground.contract import versions; from playground.contract.config import "
              "settings; v = versions.installed(settings()); "
              "print(json.dumps([x.version for x in v] + ['tensorflow' in sys.modules]))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
@@ -218,7 +218,7 @@ class _Recording:
 
 
 def test_ray_executor_runs_the_default_version_only():
-    from playground.executor import DefaultVersionOnly
+    from playground.runs.executor import DefaultVersionOnly
     inner = _Recording()
     wrapped = DefaultVersionOnly(inner)
     refused = wrapped.submit(Job(source=IDENTITY, function="f", tf_version="2.15.1"))

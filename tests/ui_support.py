@@ -9,8 +9,8 @@ import sys
 import threading
 from typing import Optional
 
-from playground.errors import SandboxError
-from playground.job import Job, Report, job_from_json, job_to_json
+from playground.contract.errors import SandboxError
+from playground.contract.job import Job, Report, job_from_json, job_to_json
 
 DATA = pathlib.Path(__file__).parent / "data"
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -75,7 +75,7 @@ class CrashingExecutor:
 class SubprocessExecutor:
     """Stand-in for the sandbox pool: one unsandboxed child process per job (isolation "none")."""
 
-    SCRIPT = ("import sys; from playground.engine import analyze; from playground.job import "
+    SCRIPT = ("import sys; from playground.engine import analyze; from playground.contract.job import "
               "job_from_json; sys.stdout.write(analyze(job_from_json(sys.stdin.read())).to_json())")
 
     def submit(self, job: Job, on_event=None) -> Report:
@@ -108,8 +108,8 @@ def real_pool() -> Optional[object]:
         from playground.sandbox.pool import WorkerPool  # noqa: F401
     except ImportError:
         return None
-    from playground.config import Settings
-    from playground.executor import make_executor
+    from playground.contract.config import Settings
+    from playground.runs.executor import make_executor
     return make_executor(Settings.from_env())
 
 

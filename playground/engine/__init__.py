@@ -16,11 +16,11 @@ from typing import Any, Callable, Optional
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep C++ info lines out of user output
 import tensorflow as tf  # noqa: E402
 
-from .. import i18n, specs
-from ..i18n import _
-from ..config import settings
-from ..errors import PlaygroundError
-from ..job import ErrorInfo, ExportInfo, FunctionReport, Job, Report
+from ..contract import i18n, specs
+from ..contract.i18n import _
+from ..contract.config import settings
+from ..contract.errors import PlaygroundError
+from ..contract.job import ErrorInfo, ExportInfo, FunctionReport, Job, Report
 from . import (compat, convert, device as devices, export as exporting, frames, graphs, observe, pitfalls,
                script_env, timing)
 from .capture import OutputCapture

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..i18n import _
-from ..job import Fallback
+from ..contract.i18n import _
+from ..contract.job import Fallback
 
 _TRACING_COMPILERS = ("_variable_creation_fn", "_no_variable_creation_fn")
 

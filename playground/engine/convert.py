@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 import tensorflow as tf
 
-from ..i18n import N_, _, sentences
-from ..job import CodeLine
+from ..contract.i18n import N_, _, sentences
+from ..contract.job import CodeLine
 
 from .entry import is_lambda, source_function
 from .frames import hide_paths

@@ -15,8 +15,8 @@ from typing import Any, ContextManager
 import tensorflow as tf
 from tensorflow.python.eager import context
 
-from ..errors import SpecError
-from ..i18n import _
+from ..contract.errors import SpecError
+from ..contract.i18n import _
 from . import compat
 
 

@@ -7,8 +7,8 @@ import functools
 import inspect
 from typing import Any, Callable
 
-from ..errors import EntryError
-from ..i18n import _
+from ..contract.errors import EntryError
+from ..contract.i18n import _
 
 
 def resolve(expression: str, namespace: dict) -> tuple[Any, Any]:

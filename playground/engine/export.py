@@ -13,9 +13,9 @@ from typing import Any, Optional
 import numpy as np
 import tensorflow as tf
 
-from ..i18n import _, sentences
+from ..contract.i18n import _, sentences
 
-from ..job import ExportInfo
+from ..contract.job import ExportInfo
 from . import compat
 from .tracing import TrackedFunction
 

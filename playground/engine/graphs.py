@@ -9,9 +9,9 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, meta_graph_pb2
 from tensorflow.python.grappler import tf_optimizer
 
-from ..i18n import N_, _, sentences
+from ..contract.i18n import N_, _, sentences
 
-from ..job import GraphInfo, GraphOp
+from ..contract.job import GraphInfo, GraphOp
 
 MAX_DOT_NODES = 60
 MAX_LISTED_OPS = 2000       # ops listed one by one in the report; the per-line counts cover all

@@ -8,10 +8,10 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Iterable, Optional
 
-from .. import specs
-from ..i18n import _, sentences
+from ..contract import specs
+from ..contract.i18n import _, sentences
 
-from ..job import FunctionReport, Warning
+from ..contract.job import FunctionReport, Warning
 
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "setdefault", "add",
             "discard", "popitem", "update", "write", "writelines"}

@@ -13,9 +13,9 @@ import types
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..errors import SourceError
-from ..source_text import check_text
-from ..job import ErrorInfo
+from ..contract.errors import SourceError
+from ..contract.source_text import check_text
+from ..contract.job import ErrorInfo
 from .frames import clean, format_exception
 
 MODULE_NAME = "playground_user"

@@ -9,10 +9,10 @@ from typing import Any, Callable, Optional
 
 import tensorflow as tf
 
-from .. import stats
-from ..i18n import _
-from ..reasons import mode_name
-from ..job import ModeTiming, SweepPoint, Timing
+from ..contract import stats
+from ..contract.i18n import _
+from ..contract.reasons import mode_name
+from ..contract.job import ModeTiming, SweepPoint, Timing
 
 MIN_SAMPLE_S = 0.002
 

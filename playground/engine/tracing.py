@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 import tensorflow as tf
 from tensorflow.core.function import trace_type
 
-from ..job import CallRecord, ErrorInfo
+from ..contract.job import CallRecord, ErrorInfo
 from . import compat
 from .capture import OutputCapture
 from .source import error_info

@@ -6,8 +6,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from .. import seeded
-from ..specs import CallSpec, PyValue, TensorSpec
+from ..contract import seeded
+from ..contract.specs import CallSpec, PyValue, TensorSpec
 
 _MAX_SUMMARY = 300
 

@@ -11,7 +11,7 @@ import tensorflow as tf
 from tensorflow.core.framework import types_pb2
 from tensorflow.python.saved_model import loader_impl
 
-from ..job import ExportInfo, ExportSignature
+from ..contract.job import ExportInfo, ExportSignature
 
 RTOL, ATOL = 1e-5, 1e-6
 

@@ -32,9 +32,9 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping, Optional
 
-from .. import i18n
-from ..config import Settings
-from ..i18n import _
+from ..contract import i18n
+from ..contract.config import Settings
+from ..contract.i18n import _
 from . import back_messages, identity
 from .back_messages import Kind, Malformed
 from .buckets import ClientTable, TokenBucket

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..job import Report
+from ..contract.job import Report
 from .model import ClaimCheck, Example, check
 
 

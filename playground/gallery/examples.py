@@ -2,7 +2,7 @@
 TF 2.21 really does (measured, and re-checked against every live run)."""
 from __future__ import annotations
 
-from ..i18n import N_
+from ..contract.i18n import N_
 from .model import Example, Expectation
 
 EXAMPLES: list[Example] = [

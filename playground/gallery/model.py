@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..i18n import _
-from ..job import Job, Report
+from ..contract.i18n import _
+from ..contract.job import Job, Report
 
 
 @dataclass(frozen=True)

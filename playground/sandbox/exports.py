@@ -12,9 +12,9 @@ import stat
 import tempfile
 from typing import Callable, Optional
 
-from .. import i18n
-from ..i18n import _
-from ..job import ExportInfo, Job, Report
+from ..contract import i18n
+from ..contract.i18n import _
+from ..contract.job import ExportInfo, Job, Report
 
 MAX_EXPORT_BYTES = 32 << 20     # base64 on the pipe stays under its 64 MiB event cap
 MAX_FILES = 2000                # a SavedModel has a handful; TensorBoard logs one per run

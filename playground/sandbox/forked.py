@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Optional
 
-from ..errors import SandboxError
+from ..contract.errors import SandboxError
 from . import layout
 from .process import (SandboxConfig, SandboxedWorker, file_tail, kill_group, reap_and_free,
                       set_priority_of, spawn)
@@ -137,7 +137,7 @@ class Zygote:
 
     def close(self) -> None:
         """Everything goes: the zygote, its PID namespace, every process of its uid, its dirs."""
-        from .supervisor import sweep
+        from .leftovers import sweep
         self._control.close()
         self.kill()
         sweep(self.uid)

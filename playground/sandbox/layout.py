@@ -14,7 +14,7 @@ from typing import Optional
 
 import playground
 
-from ..errors import SandboxError
+from ..contract.errors import SandboxError
 
 FIRST_UID = 61000                      # numeric uids need no passwd entry
 UID_COUNT = 512

@@ -5,7 +5,7 @@ import os
 import resource
 from typing import Any
 
-from ..config import Settings
+from ..contract.config import Settings
 
 # Only these reach a worker; everything else in the server's environment (secrets) stays out.
 PASSED_THROUGH = ("LANG", "LC_ALL", "TZ")

@@ -6,9 +6,9 @@ import signal
 import socket
 from typing import Optional
 
-from .. import i18n
-from ..i18n import _
-from ..job import ErrorInfo, ExecutorInfo, Report, SandboxInfo, from_dict
+from ..contract import i18n
+from ..contract.i18n import _
+from ..contract.job import ErrorInfo, ExecutorInfo, Report, SandboxInfo, from_dict
 from .supervisor import Outcome
 
 MEMORY_EVIDENCE = ("MemoryError", "bad_alloc", "Cannot allocate memory", "ResourceExhausted",

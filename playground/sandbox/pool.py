@@ -15,12 +15,12 @@ import threading
 import time
 from typing import Callable, Optional
 
-from .. import versions
-from ..config import Settings
-from ..errors import LimitError, SandboxError
-from ..i18n import _
-from ..job import Job, Report
-from ..source_text import check_text
+from ..contract import versions
+from ..contract.config import Settings
+from ..contract.errors import LimitError, SandboxError
+from ..contract.i18n import _
+from ..contract.job import Job, Report
+from ..contract.source_text import check_text
 from . import exports
 from .outcome import finish, sandbox_info
 from .forked import NOTE as FORKED_NOTE, ForkedWorker, Zygotes, fork_wanted

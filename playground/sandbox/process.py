@@ -13,9 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
-from ..config import Settings
-from ..errors import SandboxError
-from ..job import Job, job_to_json
+from ..contract.config import Settings
+from ..contract.errors import SandboxError
+from ..contract.job import Job, job_to_json
 from . import bwrap, exports, layout, limits as rlimits
 
 # bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that spawned it
@@ -225,7 +225,7 @@ class WorkerProcess(SandboxedWorker):
         """Stops everything the job started: the PID namespace dies with bwrap, a setsid
         child of the process fallback dies by the uid-wide sweep."""
         kill_group(self.proc)
-        from .supervisor import sweep
+        from .leftovers import sweep
         sweep(self.uid)
 
     def exit_signal(self, timeout_s: float = 2.0) -> Optional[int]:
@@ -263,7 +263,7 @@ def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],
                   dirs: layout.WorkerDirs) -> None:
     """After a kill: reaps the sandbox, frees its uid once no process of it is left (a uid with
     survivors is never handed out again), and removes its dirs."""
-    from .supervisor import sweep_until_gone
+    from .leftovers import sweep_until_gone
     if proc is not None:
         try:
             proc.wait(10)
@@ -277,7 +277,7 @@ def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],
 def set_priority_of(pid_namespace: int, uid: Optional[int], nice: int) -> None:
     """Every thread of every process of one sandbox at this niceness (the host is root): its own
     PID namespace where it has one, else every process of its uid."""
-    from .supervisor import processes_in_namespace, processes_of
+    from .leftovers import processes_in_namespace, processes_of
     if pid_namespace and pid_namespace != _own_pid_namespace():
         pids = processes_in_namespace(pid_namespace)
     elif uid is not None:

@@ -1,13 +1,11 @@
 """Supervises one job on one worker: wall clock, event stream, and killing all it started."""
 from __future__ import annotations
 
-import os
-import signal
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
-from ..job import Job
+from ..contract.job import Job
 from . import exports
 from .process import WorkerProcess
 
@@ -97,71 +95,3 @@ def _forward(on_event: Callable[[dict], None], event: dict) -> None:
         on_event(event)
     except Exception:  # a broken UI callback must not lose the job's report
         pass
-
-
-def sweep(uid: Optional[int]) -> None:
-    """kill(-1, SIGKILL) as the job's uid reaches every process of that uid, setsid daemons and
-    reparented grandchildren included; a forked child does it so the server keeps root."""
-    if uid is None:
-        return
-    pid = os.fork()
-    if pid == 0:                             # only async-signal-safe calls from here on
-        try:
-            os.setgid(uid)
-            os.setuid(uid)
-            os.kill(-1, signal.SIGKILL)
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
-
-
-def _pids() -> Iterator[int]:
-    return (int(name) for name in os.listdir("/proc") if name.isdigit())
-
-
-def processes_of(uid: int) -> list[int]:
-    found = []
-    for pid in _pids():
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                for line in f:
-                    if line.startswith("Uid:"):
-                        if int(line.split()[1]) == uid:
-                            found.append(pid)
-                        break
-        except OSError:
-            continue
-    return found
-
-
-def processes_in_namespace(inode: int) -> list[int]:
-    """Host pids of every process in the PID namespace with this inode."""
-    found = []
-    for pid in _pids():
-        try:
-            if os.stat(f"/proc/{pid}/ns/pid").st_ino == inode:
-                found.append(pid)
-        except OSError:
-            continue
-    return found
-
-
-def sweep_until_gone(uid: int, timeout_s: float = 10.0) -> bool:
-    """True once no process of uid is left (zombies being reaped count as gone)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        alive = [p for p in processes_of(uid) if not _zombie(p)]
-        if not alive:
-            return True
-        if time.monotonic() > deadline:
-            return False
-        sweep(uid)
-        time.sleep(0.02)     # let the kernel finish tearing them down before looking again
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return True

@@ -6,7 +6,7 @@ PLAYGROUND_VERSION_POOLS ("2.15.1=1") sizes the pools started warm with the serv
 installed version gets a one-worker pool when its first job comes (the job's page is told, and
 waits for a TF import), which shuts down after PLAYGROUND_VERSION_IDLE_S without jobs.
 
-Never imports TensorFlow: the versions come from package metadata (playground/versions.py).
+Never imports TensorFlow: the versions come from package metadata (playground/contract/versions.py).
 """
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import threading
 import time
 from typing import Optional
 
-from .. import versions
-from ..config import Settings
-from ..errors import SpecError
-from ..job import Job, Report
+from ..contract import versions
+from ..contract.config import Settings
+from ..contract.errors import SpecError
+from ..contract.job import Job, Report
 from .pool import JobControl, OnEvent, WorkerPool
 
 REAP_EVERY_S = 30.0

@@ -80,7 +80,7 @@ def serve(channel: Channel, limits: dict) -> None:
     import_engine()
     import tensorflow as tf
     from playground.engine import analyze, device
-    from playground.job import job_from_json, to_dict
+    from playground.contract.job import job_from_json, to_dict
     from playground.sandbox import exports, limits as rlimits
 
     gpus = device.gpus()

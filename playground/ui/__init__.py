@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..config import Settings
-from ..i18n import _
-from ..service import configure_logging
+from ..contract.config import Settings
+from ..contract.i18n import _
+from ..runs.service import configure_logging
 from . import (claims_table, compare_inputs, editor, keys, language, options, plan, presenter,
                results, run, state)
 

@@ -8,8 +8,8 @@ from typing import Optional
 
 import streamlit as st
 
-from ..claims import ClaimTable
-from ..i18n import _, _p
+from ..reports.claims import ClaimTable
+from ..contract.i18n import _, _p
 from . import keys
 
 RECORDED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "gallery",

@@ -6,11 +6,12 @@ from typing import Mapping, Optional
 
 import streamlit as st
 
-from .. import compare, i18n
-from ..config import Settings
-from ..errors import SpecError
-from ..i18n import _
-from ..job import Job
+from ..contract import i18n
+from ..reports import compare
+from ..contract.config import Settings
+from ..contract.errors import SpecError
+from ..contract.i18n import _
+from ..contract.job import Job
 from . import keys, options
 from .plan import show_error
 

@@ -12,10 +12,10 @@ from typing import Callable, Mapping, Optional, Protocol
 
 import streamlit as st
 
-from .. import compare
-from ..fairness import FairExecutor
-from ..i18n import _
-from ..job import Job, Report
+from ..reports import compare
+from ..runs.fairness import FairExecutor
+from ..contract.i18n import _
+from ..contract.job import Job, Report
 from . import compare_inputs, keys
 
 

@@ -6,10 +6,12 @@ from typing import Callable, Optional
 
 import streamlit as st
 
-from .. import gallery, i18n, notebook
+from .. import gallery
+from ..contract import i18n
+from ..reports import notebook
 
-from ..config import Settings
-from ..i18n import N_, _, sentences
+from ..contract.config import Settings
+from ..contract.i18n import N_, _, sentences
 
 from . import gutter, keys, source_info, state
 

@@ -9,7 +9,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..i18n import _
+from ..contract.i18n import _
 
 MAX_ZIP_BYTES = 64 * 2**20      # the sum of the files' sizes, before compression
 PARTS = ("savedmodel", "tensorboard")

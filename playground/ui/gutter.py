@@ -8,8 +8,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..i18n import _
-from ..job import Report
+from ..contract.i18n import _
+from ..contract.job import Report
 
 
 def local_syntax_error(source: str) -> Optional[dict]:

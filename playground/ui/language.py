@@ -6,8 +6,8 @@ from typing import Optional
 
 import streamlit as st
 
-from .. import i18n
-from ..i18n import _
+from ..contract import i18n
+from ..contract.i18n import _
 from . import keys
 
 P_LANG = "lang"

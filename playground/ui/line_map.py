@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import Optional, Sequence
 
-from ..job import CodeLine
+from ..contract.job import CodeLine
 
 # Pastel backgrounds readable under dark text, in the order lines are first mapped.
 PALETTE = ("#fde2e4", "#e2ecf9", "#e4f4e4", "#fff1c9", "#efe2f7", "#dff5f3", "#fbe5d6",

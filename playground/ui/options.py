@@ -5,9 +5,9 @@ import os
 
 import streamlit as st
 
-from .. import versions
-from ..config import Settings
-from ..i18n import N_, _
+from ..contract import versions
+from ..contract.config import Settings
+from ..contract.i18n import N_, _
 from . import keys
 from .plan import show_error
 

@@ -5,10 +5,10 @@ import dataclasses
 
 import streamlit as st
 
-from .. import i18n, specs
+from ..contract import i18n, specs
 
-from ..errors import SpecError
-from ..i18n import _
+from ..contract.errors import SpecError
+from ..contract.i18n import _
 from . import keys, source_info
 from .source_info import FunctionInfo
 

@@ -16,7 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from .. import gallery
 from ..gallery import article
-from ..i18n import _
+from ..contract.i18n import _
 from . import keys, state
 
 STAGE, HEADER = "presenter_stage", "presenter_header"   # container keys, for the CSS and tests

@@ -8,15 +8,16 @@ from typing import Optional
 
 import streamlit as st
 
-from .. import gallery, i18n, reasons
+from .. import gallery
+from ..contract import i18n, reasons
 
-from ..config import Settings
-from ..errors import PlaygroundError
-from ..executor import make_executor
-from ..fairness import ClientLimits, FairExecutor
-from ..i18n import _
-from ..job import Job
-from ..service import RestartingExecutor, log_run
+from ..contract.config import Settings
+from ..contract.errors import PlaygroundError
+from ..runs.executor import make_executor
+from ..runs.fairness import ClientLimits, FairExecutor
+from ..contract.i18n import _
+from ..contract.job import Job
+from ..runs.service import RestartingExecutor, log_run
 from . import compare_run, export_zip, keys, plan, state
 from .client import client_id
 

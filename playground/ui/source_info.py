@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..i18n import _
+from ..contract.i18n import _
 
 
 

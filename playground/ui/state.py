@@ -9,11 +9,11 @@ from typing import Mapping, Optional
 import streamlit as st
 
 from .. import gallery
-from ..compare import Comparison
-from ..config import Settings
-from ..i18n import _
-from ..job import Job, Report
-from ..specs import NO_ARGUMENTS
+from ..reports.compare import Comparison
+from ..contract.config import Settings
+from ..contract.i18n import _
+from ..contract.job import Job, Report
+from ..contract.specs import NO_ARGUMENTS
 from . import keys
 from . import compare_inputs
 

@@ -8,7 +8,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
 from playground.engine import analyze  # noqa: E402
 from playground.gallery import BY_SLUG  # noqa: E402
-from playground.job import Job, job_to_json  # noqa: E402
+from playground.contract.job import Job, job_to_json  # noqa: E402
 
 HERE = pathlib.Path(__file__).parent
 

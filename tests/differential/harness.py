@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playground.job import Job, to_dict
+from playground.contract.job import Job, to_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = Path(__file__).resolve().parent / "snippets"

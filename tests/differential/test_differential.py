@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from harness import Story, run_cli, run_plain, run_pool, snippets
-from playground.config import Settings
+from playground.contract.config import Settings
 from playground.sandbox import WorkerPool
 
 # Differences inherent to running in the sandbox: snippet file -> why. The README lists them.

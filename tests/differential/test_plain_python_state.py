@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from harness import Story, _LINE_BUFFERED, run_plain, run_pool, story_of, visible_lines
-from playground.config import Settings
-from playground.job import Job, to_dict
+from playground.contract.config import Settings
+from playground.contract.job import Job, to_dict
 from playground.sandbox import WorkerPool
 
 PROBE = Path(__file__).resolve().parent / "probes" / "plain_python_state.py"

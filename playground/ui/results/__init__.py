@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import gallery, i18n, notebook
-from ...i18n import N_, _, _p
-from ...job import FunctionReport, Report
+from ... import gallery
+from ...contract import i18n
+from ...reports import notebook
+from ...contract.i18n import N_, _, _p
+from ...contract.job import FunctionReport, Report
 from .. import keys
 from ..state import Result
 from . import code, compare, console, export, graph, problems, timing, traces

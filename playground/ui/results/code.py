@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ... import i18n
-from ...i18n import _
+from ...contract import i18n
+from ...contract.i18n import _
 
-from ...job import FunctionReport
+from ...contract.job import FunctionReport
 from .. import code_diff, keys, line_map, source_info
 from ..state import Result
 

@@ -8,10 +8,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...compare import Comparison, Difference
-from ... import reasons
-from ...i18n import N_, _
-from ...job import CallRecord, FunctionReport, Report
+from ...reports.compare import Comparison, Difference
+from ...contract import reasons
+from ...contract.i18n import N_, _
+from ...contract.job import CallRecord, FunctionReport, Report
 from .. import code_diff, keys
 from ..state import Result
 from .timing import modes

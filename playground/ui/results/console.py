@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ...i18n import _
-from ...job import FunctionReport, Report
+from ...contract.i18n import _
+from ...contract.job import FunctionReport, Report
 
 
 def render(report: Report, function: FunctionReport | None) -> None:

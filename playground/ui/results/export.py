@@ -5,9 +5,9 @@ from typing import Optional
 
 import streamlit as st
 
-from ...i18n import _, sentences
+from ...contract.i18n import _, sentences
 
-from ...job import ExportInfo, ExportSignature
+from ...contract.job import ExportInfo, ExportSignature
 from .. import keys
 from ..export_zip import Archive
 from ..state import Result

@@ -4,8 +4,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...i18n import _
-from ...job import FunctionReport, GraphInfo
+from ...contract.i18n import _
+from ...contract.job import FunctionReport, GraphInfo
 from .. import keys
 
 DRAW_OPEN_BELOW = 40  # larger graphs start collapsed: graphviz gets slow and unreadable

@@ -5,8 +5,8 @@ import html
 
 import streamlit as st
 
-from ...i18n import _
-from ...job import ErrorInfo
+from ...contract.i18n import _
+from ...contract.job import ErrorInfo
 from ..state import Result
 
 

@@ -7,9 +7,9 @@ from typing import Optional
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...i18n import _
-from ...reasons import mode_name
-from ...job import SweepPoint, Timing
+from ...contract.i18n import _
+from ...contract.reasons import mode_name
+from ...contract.job import SweepPoint, Timing
 from .. import keys
 
 MODES = (("eager", "eager_s", "#1f77b4"), ("graph", "graph_s", "#ff7f0e"), ("xla", "xla_s", "#2ca02c"))

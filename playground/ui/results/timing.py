@@ -9,9 +9,9 @@ import json
 import plotly.graph_objects as go
 import streamlit as st
 
-from ...i18n import N_, _
-from ...job import FunctionReport, ModeTiming, Report, Timing
-from ...reasons import mode_name
+from ...contract.i18n import N_, _
+from ...contract.job import FunctionReport, ModeTiming, Report, Timing
+from ...contract.reasons import mode_name
 from .. import keys
 from ..options import TIMING_LABEL
 from . import sweep

@@ -4,10 +4,10 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from ... import reasons
-from ...i18n import _
+from ...contract import reasons
+from ...contract.i18n import _
 
-from ...job import FunctionReport
+from ...contract.job import FunctionReport
 from .. import keys
 
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from . import reasons
-from .compare import Comparison, Difference
-from .i18n import _
-from .job import CallRecord, FunctionReport, Report
+from ..contract import reasons
+from ..reports.compare import Comparison, Difference
+from ..contract.i18n import _
+from ..contract.job import CallRecord, FunctionReport, Report
 
 WIDTH = 46      # one side's column; longer cells end in "…"
 
@@ -81,7 +81,7 @@ def value_text(kind: str, value: Any) -> str:
         return _("none")
     if kind == "timing":
         return f"{value * 1e6:.1f} us"
-    if kind == "reason":   # a trace reason: data, in the reader's words (playground/reasons.py)
+    if kind == "reason":   # a trace reason: data, in the reader's words (playground/contract/reasons.py)
         return repr(reasons.text(value))
     return repr(value) if isinstance(value, str) else str(value)
 

@@ -4,7 +4,7 @@ The current language is per context (a contextvars.ContextVar), not per process:
 every session's script in its own thread, so each page run calls `use(language)` once and `_`
 answers in that session's language; the engine's worker calls `use(job.language)`. Catalogs
 live in playground/locale/<lang>/LC_MESSAGES/playground.mo (built by `python -m
-playground.i18n_catalog update`, docs/i18n.md); a language without one falls back to English.
+playground.contract.i18n_catalog update`, docs/i18n.md); a language without one falls back to English.
 
 Module-level constants cannot be translated when the module is imported (no language is chosen
 yet): mark them with `N_("...")`, which only marks them for extraction, and pass them through
@@ -23,7 +23,8 @@ T = TypeVar("T")
 
 
 DOMAIN = "playground"
-LOCALE_DIR = os.path.join(os.path.dirname(__file__), "locale")
+# The catalogs sit at the package root (playground/locale), beside every package they serve.
+LOCALE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "locale")
 ENGLISH, CHINESE = "en", "zh_CN"
 LANGUAGES = (ENGLISH, CHINESE)
 # What the URL and the CLI accept (?lang=zh, --lang zh), by the catalog's name.

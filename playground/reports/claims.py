@@ -11,9 +11,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from . import gallery, versions
-from .i18n import _, _p
-from .job import Job, Report, from_dict
+from .. import gallery
+from ..contract import versions
+from ..contract.i18n import _, _p
+from ..contract.job import Job, Report, from_dict
 
 Submit = Callable[[Job], Report]
 

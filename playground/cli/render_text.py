@@ -1,10 +1,10 @@
 """Renders a Report as the plain-text summary a person wants in a terminal, in the current language."""
 from __future__ import annotations
 
-from . import reasons
-from .i18n import _, sentences
+from ..contract import reasons
+from ..contract.i18n import _, sentences
 
-from .job import FunctionReport, Report
+from ..contract.job import FunctionReport, Report
 
 
 def _indent(text: str, prefix: str = "      | ") -> list[str]:

@@ -49,7 +49,7 @@ class Settings:
     max_calls: int = 50                          # PLAYGROUND_MAX_CALLS
     max_timing_budget_s: float = 10.0            # PLAYGROUND_MAX_TIMING_BUDGET_S
     runs_per_minute: int = 20                    # PLAYGROUND_RUNS_PER_MINUTE, per client
-    # Fairness between clients (playground/fairness.py)
+    # Fairness between clients (playground/runs/fairness.py)
     client_ip_header: str = ""                   # PLAYGROUND_CLIENT_IP_HEADER, e.g. X-Forwarded-For
     client_running: int = 1                      # PLAYGROUND_CLIENT_RUNNING, jobs at once
     client_queued: int = 2                       # PLAYGROUND_CLIENT_QUEUED, jobs waiting

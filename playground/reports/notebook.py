@@ -17,10 +17,10 @@ from typing import Optional
 import nbformat
 from nbformat import v4
 
-from . import seeded
-from .i18n import _
-from .job import Job, Report
-from .specs import CallSpec, PyValue, TensorSpec, parse_call, parse_signature
+from ..contract import seeded
+from ..contract.i18n import _
+from ..contract.job import Job, Report
+from ..contract.specs import CallSpec, PyValue, TensorSpec, parse_call, parse_signature
 
 # The engine's own function, so a notebook's calls see the tensors the playground's calls saw.
 MAKE_TENSOR = inspect.getsource(seeded.make_tensor).replace(

@@ -2,9 +2,9 @@
 language's .po, compile the .mo files the app reads (Babel; a developer's and CI's tool only,
 the app itself needs nothing but Python's gettext and the committed .mo).
 
-    python -m playground.i18n_catalog update     # extract -> playground.pot -> update .po -> .mo
-    python -m playground.i18n_catalog compile    # only .po -> .mo (after editing translations)
-    python -m playground.i18n_catalog check      # exit 1 if a string is untranslated or stale
+    python -m playground.contract.i18n_catalog update     # extract -> playground.pot -> update .po -> .mo
+    python -m playground.contract.i18n_catalog compile    # only .po -> .mo (after editing translations)
+    python -m playground.contract.i18n_catalog check      # exit 1 if a string is untranslated or stale
 
 Location comments carry file names without line numbers and messages are sorted, so a branch
 that adds one string changes the catalogs in one place (merges stay small); docs/i18n.md.
@@ -23,7 +23,7 @@ from babel.messages.pofile import read_po, write_po
 
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR, ENGLISH
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEMPLATE = os.path.join(LOCALE_DIR, f"{DOMAIN}.pot")
 KEYWORDS = {"_": None, "N_": None, "_p": ((1, "c"), 2)}
 

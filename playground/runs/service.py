@@ -8,9 +8,9 @@ import threading
 import time
 from typing import Callable, Optional
 
-from .errors import SandboxError
+from ..contract.errors import SandboxError
 from .executor import Executor, OnEvent
-from .job import Job, Report
+from ..contract.job import Job, Report
 
 log = logging.getLogger("playground.runs")
 

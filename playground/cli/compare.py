@@ -7,18 +7,20 @@ import argparse
 import dataclasses
 import sys
 
-from . import compare, versions
-from .config import Settings
-from .errors import PlaygroundError, SpecError
-from .i18n import _
-from .job import Job
+from ..contract import versions
+from ..reports import compare
+from ..contract.config import Settings
+from ..contract.errors import PlaygroundError, SpecError
+from ..contract.i18n import _
+from ..contract.job import Job
+from .execute import execute
 from .render_compare import render
 
 USAGE_ERROR, REPORT_ERROR = 2, 1
 
 
 def installed_tf(config: Settings, version: str) -> str:
-    """The Job.tf_version that runs `version` ("" the default), as playground.versions resolves
+    """The Job.tf_version that runs `version` ("" the default), as playground.contract.versions resolves
     it: a version that is not installed is refused there, naming the installed ones."""
     chosen = versions.resolve(config, version)   # "" (tf=default): the default install
     return "" if chosen.default else chosen.version
@@ -42,7 +44,6 @@ def jobs(args: argparse.Namespace, job: Job, config: Settings) -> tuple[compare.
 
 
 def run_compare(args: argparse.Namespace, job: Job, config: Settings) -> int:
-    from .cli import execute
     try:
         spec, job_b = jobs(args, job, config)
     except PlaygroundError as e:

@@ -1,17 +1,17 @@
 """The one interface front-ends use to run a Job: submit(job) -> Report, never TF in-process.
 
 Implementations: the local sandboxed worker pool (playground.sandbox, the default) and the Ray
-executor (playground.ray_executor, PLAYGROUND_EXECUTOR=ray). Tests may pass any object with the
+executor (playground.runs.ray.executor, PLAYGROUND_EXECUTOR=ray). Tests may pass any object with the
 same two methods, e.g. one that returns a recorded report.
 """
 from __future__ import annotations
 
 from typing import Callable, Optional, Protocol
 
-from .config import Settings
-from .errors import LimitError
-from .i18n import _
-from .job import Job, Report
+from ..contract.config import Settings
+from ..contract.errors import LimitError
+from ..contract.i18n import _
+from ..contract.job import Job, Report
 
 # Events are plain dicts with an "event" key, streamed while a job runs:
 #   {"event": "queued", "position": 2}      jobs ahead of this one
@@ -32,10 +32,10 @@ class Executor(Protocol):
 
 def make_executor(settings: Settings) -> Executor:
     if settings.executor == "local":
-        from .sandbox.versioned import VersionedPool
+        from ..sandbox.versioned import VersionedPool
         return VersionedPool(settings)
     if settings.executor == "ray":
-        from .ray_executor import RayExecutor
+        from .ray.executor import RayExecutor
         return DefaultVersionOnly(RayExecutor.from_settings(settings))
     raise LimitError(f"unknown PLAYGROUND_EXECUTOR {settings.executor!r}: use local or ray")
 
@@ -48,7 +48,7 @@ class DefaultVersionOnly:
         self.inner = inner
 
     def submit(self, job: Job, on_event: Optional[OnEvent] = None, **kwargs: object) -> Report:
-        from . import versions
+        from ..contract import versions
         if job.tf_version:
             message = _("PLAYGROUND_EXECUTOR=ray runs the default TensorFlow only; "
                         "TensorFlow {version} needs the local executor").format(

@@ -29,11 +29,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from .config import Settings
-from .errors import LimitError
+from ..contract.config import Settings
+from ..contract.errors import LimitError
 from .executor import Executor, OnEvent
-from .i18n import _
-from .job import Job, Report
+from ..contract.i18n import _
+from ..contract.job import Job, Report
 
 WINDOW_S = 60.0
 

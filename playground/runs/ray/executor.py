@@ -11,9 +11,9 @@ import shutil
 import time
 from typing import Any, Callable, Optional
 
-from .config import Settings
-from .errors import LimitError, PlaygroundError, SandboxError
-from .job import ErrorInfo, ExecutorInfo, Job, Report, job_to_json
+from ...contract.config import Settings
+from ...contract.errors import LimitError, PlaygroundError, SandboxError
+from ...contract.job import ErrorInfo, ExecutorInfo, Job, Report, job_to_json
 
 try:
     import ray
@@ -21,9 +21,9 @@ try:
 except ImportError as e:  # Ray is optional: the local pool needs nothing extra
     raise SandboxError("Ray is not installed: pip install -r requirements-ray.txt") from e
 
-from .ray_connect import connect
-from .ray_pool import SLOT, run_job
-from .sandbox import exports
+from .connect import connect
+from .node_pool import SLOT, run_job
+from ...sandbox import exports
 
 OnEvent = Callable[[dict], None]
 QUEUE_TIMEOUT_S = 120.0    # waiting for a free slot (or an autoscaled node) is not a failure
@@ -258,6 +258,6 @@ def _replace_export(report: Report, **changes: Any) -> Report:
 
 
 def _playground_errors() -> dict[str, type]:
-    from . import errors
+    from ...contract import errors
     return {name: cls for name, cls in vars(errors).items()
             if isinstance(cls, type) and issubclass(cls, PlaygroundError)}

@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
-from . import specs
-from .errors import SpecError
-from .i18n import _
-from .job import CallRecord, ErrorInfo, FunctionReport, Report, from_dict, to_dict, Job
+from ..contract import specs
+from ..contract.errors import SpecError
+from ..contract.i18n import _
+from ..contract.job import CallRecord, ErrorInfo, FunctionReport, Report, from_dict, to_dict, Job
 
 KINDS = ("tf", "reduce_retracing", "jit_compile", "signature")
 DIFFERENCE_KINDS = ("tracing_count", "retraced", "reason", "output", "error", "op_count", "timing")

@@ -46,11 +46,11 @@ import ray
 import ray.exceptions
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from .config import Settings
-from .errors import PlaygroundError, SandboxError
-from .job import ExecutorInfo, Job, Report, job_from_json
-from .sandbox import WorkerPool
-from .sandbox.pool import JobControl
+from ...contract.config import Settings
+from ...contract.errors import PlaygroundError, SandboxError
+from ...contract.job import ExecutorInfo, Job, Report, job_from_json
+from ...sandbox import WorkerPool
+from ...sandbox.pool import JobControl
 
 NAMESPACE = "playground"
 SLOT = "playground_slot"      # the Ray resource a node offers per concurrent job
@@ -253,7 +253,7 @@ def ship_export(report: Report, put: OnEvent, stop: threading.Event) -> Report:
     export = report.export
     if export is None or not export.path:
         return report
-    from .sandbox.exports import walk_files
+    from ...sandbox.exports import walk_files
     count = size = 0
     try:
         for rel, handle in walk_files(export.path):
@@ -297,7 +297,7 @@ class CallerWatch:
 def job_pids(uid: Optional[int]) -> list[int]:
     """Host pids of the uid's processes that live in a job's own PID namespace (a forked
     worker's init and all under it), not its zygote. A zygote has one worker at a time."""
-    from .sandbox.supervisor import processes_of
+    from ...sandbox.leftovers import processes_of
     found: list[int] = []
     if uid is not None:
         for pid in processes_of(uid):
@@ -377,7 +377,7 @@ def _slots(node_id: str) -> int:
 
 def _cold(job: Job, settings: Settings, node_id: str) -> Iterator[str]:
     """A GPU job: one fresh sandboxed worker in this task, as the CLI runs it."""
-    from .sandbox import run_once
+    from ...sandbox import run_once
     node = node_name(node_id)
     yield json.dumps({"event": "accepted", "actor": "", "node": node, "pid": os.getpid()})
     before = _children()

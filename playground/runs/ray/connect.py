@@ -12,8 +12,8 @@ from typing import Optional
 
 import ray
 
-from .errors import SandboxError
-from .ray_pool import SLOT
+from ...contract.errors import SandboxError
+from .node_pool import SLOT
 
 LOOPBACK = "127.0.0.2"   # Ray rewrites 127.0.0.1 to the machine's address; this stays loopback
 LOCAL_STARTS = 2

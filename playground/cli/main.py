@@ -14,12 +14,14 @@ import sys
 import time
 from typing import Optional, Sequence
 
-from . import gallery, i18n, specs, versions
-from .config import Settings, settings as load_settings
-from .errors import PlaygroundError, SourceError
-from .i18n import _
-from .source_text import check_text
-from .job import Job, Report
+from .. import gallery
+from ..contract import i18n, specs, versions
+from ..contract.config import Settings, settings as load_settings
+from ..contract.errors import PlaygroundError, SourceError
+from ..contract.i18n import _
+from ..contract.source_text import check_text
+from ..contract.job import Job, Report
+from .execute import execute
 from .render_text import render
 
 USAGE_ERROR, REPORT_ERROR = 2, 1
@@ -114,7 +116,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(_("error: {message}").format(message=e), file=sys.stderr)
         return USAGE_ERROR
     if args.compare is not None:
-        from .cli_compare import run_compare
+        from .compare import run_compare
         return run_compare(args, job, config)
     try:
         report = execute(job, config, in_process=args.in_process)
@@ -164,22 +166,6 @@ def read_source(path: str) -> str:
     return source
 
 
-def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:
-    if in_process:
-        from .engine import analyze
-        from .sandbox.exports import export_then_verify
-        return export_then_verify(job, analyze)
-    if config.executor == "local":
-        from .sandbox import run_once
-        return run_once(job, dataclasses.replace(config, timeout_s=job.timeout_s))
-    from .executor import make_executor
-    executor = make_executor(config)
-    try:
-        return executor.submit(job)
-    finally:
-        executor.close()
-
-
 def save_export(report: Report, target: str) -> Report:
     """Moves the verified SavedModel to DIR (its TensorBoard log to DIR/tensorboard)."""
     export = report.export
@@ -210,8 +196,8 @@ def show_versions(config: Settings, as_json: bool) -> int:
 
 
 def show_claims(config: Settings, args: argparse.Namespace) -> int:
-    from . import claims
-    from .sandbox.versioned import VersionedPool
+    from ..reports import claims
+    from ..sandbox.versioned import VersionedPool
     unknown = [s for s in args.example if s not in gallery.BY_SLUG]
     if unknown:
         print(f"error: no example {unknown[0]!r}; run `python -m playground example` for the list",
