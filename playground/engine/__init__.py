@@ -53,6 +53,7 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
               "device": devices.describe(device),                             # so a stopped run
               "environment": devices.environment(device)})                    # still says where
         with capture.redirect(), devices.placement(device), \
+                script_env.recursion_limit_restored(), \
                 script_env.retracing_warnings() as retrace_log:
             code = compile_source(job.source, job.filename)                  # 1. load the source
             module = new_module(job.filename, job.source)
@@ -103,7 +104,9 @@ class _Run:
 
     def exec_module(self, code: Any, namespace: dict) -> None:
         try:
-            with script_env.recursion_budget():
+            probe: dict = {}
+            exec(script_env.headroom_probe(), probe)   # from here, where the module will stand
+            with script_env.recursion_budget(probe["headroom"]):
                 exec(code, namespace)  # noqa: S102 - this is the user's code, in the sandbox
         except RESOURCE_ERRORS:
             raise
@@ -160,7 +163,9 @@ class _Run:
                 tracked.record_refused(str(call), mismatch)
                 continue
             args, kwargs = make_args(call, index)
-            with script_env.recursion_budget():
+            probe: dict = {}
+            exec(script_env.headroom_probe(), probe)
+            with script_env.recursion_budget(probe["headroom"]):
                 tracked.call(args, kwargs, str(call))
 
     def function_report(self, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:

@@ -7,22 +7,32 @@ from __future__ import annotations
 
 import re
 import sys
+import types
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from tensorflow.python.eager.polymorphic_function import polymorphic_function
 
 
-def _headroom(n: int = 0) -> int:
-    """How many more calls fit on the stack from here (C-level re-entries count too, which is
-    why the frames on the stack alone do not tell)."""
+_PROBE = """
+def _depth(n=0):
     try:
-        return _headroom(n + 1)
+        return _depth(n + 1)
     except RecursionError:
         return n
+headroom = _depth()
+"""
 
 
-# _headroom() called at module level of a plain `python file.py` returns limit - PLAIN_USED.
+def headroom_probe() -> types.CodeType:
+    """Code that measures how many more calls fit on the stack, as the user's code would meet
+    them: run it with exec from the frame that will exec the user's code. C-level entries count
+    too, so the frames on the stack alone do not tell. Compiled afresh each time, as the user's
+    code is: once CPython's adaptive interpreter has specialised a recursion, the count moves."""
+    return compile(_PROBE, "<headroom>", "exec", dont_inherit=True)
+
+
+# The probe run at module level of a plain `python file.py` measures limit - PLAIN_USED.
 PLAIN_USED = 2
 _real_get, _real_set = sys.getrecursionlimit, sys.setrecursionlimit
 _ours = 0            # the engine's frames under or among the user's, added to the real limit
@@ -56,18 +66,17 @@ _getrecursionlimit.__doc__, _setrecursionlimit.__doc__ = _real_get.__doc__, _rea
 
 
 @contextmanager
-def recursion_budget() -> Iterator[None]:
+def recursion_budget(headroom: int) -> Iterator[None]:
     """Plain Python's recursion limit, counted from the user's first frame.
 
     Under `python file.py` the module's frame is the first on the stack; here the engine's
     frames sit under it. The real limit is raised by exactly their number, and
     sys.getrecursionlimit/sys.setrecursionlimit speak in the script's units, so a deep recursion
     fails at the depth it fails at in plain Python, and a script that reads or sets the limit
-    sees the numbers it would see there."""
+    sees the numbers it would see there. headroom: what headroom_probe() measured where the
+    user's code is about to run."""
     limit = _real_get()
-    # The user's module frame stands where this generator does: one call above the engine
-    # line (the line's exec is a C-level entry, which counts; __enter__ is the other call).
-    below = max(0, (limit - PLAIN_USED) - _headroom())
+    below = max(0, (limit - PLAIN_USED) - headroom)
     _raise_by(below)
     sys.getrecursionlimit, sys.setrecursionlimit = _getrecursionlimit, _setrecursionlimit
     try:
@@ -79,6 +88,17 @@ def recursion_budget() -> Iterator[None]:
         # A limit the script raised holds for the rest of the run (the entry's calls next);
         # one it lowered does not bind the engine's own frames.
         _real_set(max(limit, kept + _ours))
+
+
+@contextmanager
+def recursion_limit_restored() -> Iterator[None]:
+    """Around a whole run: a limit the script changed is the script's, and the next run in
+    this process (in-process runs, tests) starts from the engine's own."""
+    limit = _real_get()
+    try:
+        yield
+    finally:
+        _real_set(limit)
 
 
 def engine_frames(change: int) -> None:
