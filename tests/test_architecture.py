@@ -128,3 +128,10 @@ def test_the_reader_sees_each_kind_of_import():
     found = imports_of(source, ["playground", "ui"])
     assert ("tensorflow", True) in found and ("engine", True) in found
     assert ("streamlit", False) in found
+
+
+def test_the_slow_tier_names_real_test_modules():
+    """A typo in conftest.SLOW would put a slow module into the fast tier unnoticed."""
+    from conftest import SLOW
+    modules = {p.stem for p in (ROOT / "tests").rglob("test_*.py")}
+    assert SLOW <= modules, SLOW - modules
