@@ -276,7 +276,7 @@ def test_a_session_that_keeps_pressing_beyond_the_rate_is_bounded_not_dropped():
     (os.urandom(64) + b"\xff\xff", 1002),
     (b"\x00" * (300 * 1024), 1009),
     (None, 1003),                              # a text frame
-])
+], ids=["garbage", "oversize", "text"])          # stable names: the garbage is new each run
 def test_a_bad_message_closes_that_session_and_no_other(data, code):
     async def scenario():
         front, app, _clock = door(max_message_bytes=256 * 1024)
