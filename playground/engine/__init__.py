@@ -104,9 +104,7 @@ class _Run:
 
     def exec_module(self, code: Any, namespace: dict) -> None:
         try:
-            probe: dict = {}
-            exec(script_env.headroom_probe(), probe)   # from here, where the module will stand
-            with script_env.recursion_budget(probe["headroom"]):
+            with script_env.recursion_budget(script_env.headroom()):
                 exec(code, namespace)  # noqa: S102 - this is the user's code, in the sandbox
         except RESOURCE_ERRORS:
             raise
@@ -163,9 +161,7 @@ class _Run:
                 tracked.record_refused(str(call), mismatch)
                 continue
             args, kwargs = make_args(call, index)
-            probe: dict = {}
-            exec(script_env.headroom_probe(), probe)
-            with script_env.recursion_budget(probe["headroom"]):
+            with script_env.recursion_budget(script_env.headroom()):
                 tracked.call(args, kwargs, str(call))
 
     def function_report(self, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import sys
-import types
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -24,12 +23,15 @@ headroom = _depth()
 """
 
 
-def headroom_probe() -> types.CodeType:
-    """Code that measures how many more calls fit on the stack, as the user's code would meet
-    them: run it with exec from the frame that will exec the user's code. C-level entries count
-    too, so the frames on the stack alone do not tell. Compiled afresh each time, as the user's
-    code is: once CPython's adaptive interpreter has specialised a recursion, the count moves."""
-    return compile(_PROBE, "<headroom>", "exec", dont_inherit=True)
+def headroom() -> int:
+    """How many more calls fit on the stack in the caller's frame, as the user's code would meet
+    them there: the probe is module code run with exec, as the user's file is. C-level entries
+    count too, so the frames on the stack alone do not tell. Compiled afresh each time, as the
+    user's code is: once CPython's adaptive interpreter has specialised a recursion, the count
+    moves. + 1: this function's own frame, which the user's code does not have under it."""
+    probe: dict[str, Any] = {}
+    exec(compile(_PROBE, "<headroom>", "exec", dont_inherit=True), probe)  # noqa: S102
+    return probe["headroom"] + 1
 
 
 # The probe run at module level of a plain `python file.py` measures limit - PLAIN_USED.
@@ -66,17 +68,17 @@ _getrecursionlimit.__doc__, _setrecursionlimit.__doc__ = _real_get.__doc__, _rea
 
 
 @contextmanager
-def recursion_budget(headroom: int) -> Iterator[None]:
+def recursion_budget(room: int) -> Iterator[None]:
     """Plain Python's recursion limit, counted from the user's first frame.
 
     Under `python file.py` the module's frame is the first on the stack; here the engine's
     frames sit under it. The real limit is raised by exactly their number, and
     sys.getrecursionlimit/sys.setrecursionlimit speak in the script's units, so a deep recursion
     fails at the depth it fails at in plain Python, and a script that reads or sets the limit
-    sees the numbers it would see there. headroom: what headroom_probe() measured where the
-    user's code is about to run."""
+    sees the numbers it would see there. room: headroom() where the user's code is about
+    to run."""
     limit = _real_get()
-    below = max(0, (limit - PLAIN_USED) - headroom)
+    below = max(0, (limit - PLAIN_USED) - room)
     _raise_by(below)
     sys.getrecursionlimit, sys.setrecursionlimit = _getrecursionlimit, _setrecursionlimit
     try:
