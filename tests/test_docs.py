@@ -70,3 +70,14 @@ def test_the_claims_doc_is_the_recorded_table():
     table = "\n".join(line for line in doc.splitlines() if line.startswith("|"))
     assert table == render_markdown(recorded)
     assert recorded.measured_on and recorded.measured_on in doc
+
+
+def test_ci_runs_the_readmes_test_command():
+    """CI runs what a newcomer is told to run (the developers' guide asks it of .ci/run)."""
+    command = "/opt/tf-playground/venv/bin/python -m pytest"
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if command in line and not line.startswith("#")]
+    readme = [line for line in README.read_text().splitlines() if command in line]
+    assert len(ci) == 1 and readme, (ci, readme)
+    run_by_ci = ci[0].split(command, 1)[1].strip()
+    assert run_by_ci in [line.split(command, 1)[1].split("#")[0].strip() for line in readme]

@@ -63,13 +63,22 @@ def snippets() -> list[Path]:
 _LINE_BUFFERED = ["stdbuf", "-oL"] if shutil.which("stdbuf") else []
 
 
+def plain_environment(**extra: str) -> dict[str, str]:
+    """The environment of a plain run: a person's shell, with one setting of the sandbox's own.
+    The sandbox turns oneDNN off (docs/differences.md says why); plain TF turns it on by itself
+    on CPUs with AVX512-VNNI or BF16, and its rewrites (`_MklMatMul`) then show in placement logs
+    and in the last digits of floats. The reference turns it off too, so that the comparison
+    holds on every machine."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1", TF_ENABLE_ONEDNN_OPTS="0", **extra)
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)             # as a person's shell has it
+    return env
+
+
 def run_plain(path: Path) -> Story:
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "sitecustomize.py").write_text(_SITECUSTOMIZE)
         counts_file = Path(tmp, "counts.json")
-        env = dict(os.environ, PYTHONPATH=tmp, PYTHONUNBUFFERED="1",
-                   DIFFERENTIAL_COUNTS=str(counts_file))
-        env.pop("TF_CPP_MIN_LOG_LEVEL", None)             # as a person's shell has it
+        env = plain_environment(PYTHONPATH=tmp, DIFFERENTIAL_COUNTS=str(counts_file))
         done = subprocess.run([*_LINE_BUFFERED, sys.executable, str(path)], cwd=tmp, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               timeout=TIMEOUT_S)

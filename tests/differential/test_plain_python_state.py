@@ -5,7 +5,6 @@ its recursion budget, its C stdio buffering, its initialised TF runtime. One pro
 Python prints, as a script and as an entry function."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -13,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import Story, _LINE_BUFFERED, run_plain, run_pool, story_of, visible_lines
+from harness import Story, _LINE_BUFFERED, plain_environment, run_plain, run_pool, story_of, \
+    visible_lines
 from playground.contract.config import Settings
 from playground.contract.job import Job, to_dict
 from playground.sandbox import WorkerPool
@@ -42,8 +42,7 @@ def plain_entry() -> Story:
     with tempfile.TemporaryDirectory() as tmp:
         driver = Path(tmp, "driver.py")
         driver.write_text(_IMPORT_AND_CALL)
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+        env = plain_environment()
         env.pop("PYTHONPATH", None)
         done = subprocess.run([*_LINE_BUFFERED, sys.executable, str(driver), str(PROBE)], cwd=tmp,
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
