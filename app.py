@@ -3,7 +3,8 @@
 `streamlit run app.py` finds the `st.App` below and imports this module (as `app`) to serve it;
 its lifespan starts the shared worker pool when the server starts, so the first visitor finds
 warm workers, and the front door (playground/front_door/) holds every request and websocket
-message to the per-client limits before Streamlit sees it. Each page view runs this same file
+message to the per-client limits before Streamlit sees it, the HTTP API's /api/v1 routes
+(playground/api/) included. Each page view runs this same file
 as `__main__` (so does AppTest).
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ else:   # imported by `streamlit run` to find the ASGI app
 
     from starlette.middleware import Middleware
 
+    from playground import api
     from playground.contract.config import settings
     from playground.front_door import hosting
     from playground.front_door.middleware import DoorLimits, FrontDoor
@@ -35,4 +37,5 @@ else:   # imported by `streamlit run` to find the ASGI app
     hosting.configure(_settings.allowed_origins)
     _limits = DoorLimits.from_settings(
         _settings, max_upload_bytes=int(st.get_option("server.maxUploadSize") * 1e6))
-    app = st.App(__file__, lifespan=_lifespan, middleware=[Middleware(FrontDoor, limits=_limits)])
+    app = st.App(__file__, lifespan=_lifespan, routes=api.routes(),
+                 middleware=[Middleware(FrontDoor, limits=_limits)])

@@ -10,6 +10,7 @@ by time, with the worker that ran them.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from collections import defaultdict
 
@@ -39,4 +40,5 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)      # `| head` ends it quietly
     main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/timeline.jsonl")

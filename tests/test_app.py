@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground import gallery
+from playground.contract import share_link
 from playground.ui import keys, state
 
 APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
@@ -109,7 +110,7 @@ def test_edit_source_and_plan_then_run(app: AppTest) -> None:
     assert list(rows["traced"]) == ["traced", "traced", "traced"]
     assert "n" in rows["reason"][1]            # a Python scalar change retraced
     # Off the example, the URL carries the code compressed, so a reload restores it.
-    assert state.decode_source(app.query_params["code"]) == SQUARE["source"]
+    assert share_link.decode_source(app.query_params["code"]) == SQUARE["source"]
 
 
 def test_bad_call_plan_is_refused_next_to_the_field_and_keeps_text(app: AppTest) -> None:
@@ -477,15 +478,15 @@ def test_real_pool_export_tab_end_to_end() -> None:
 
 
 def test_a_share_link_that_inflates_past_the_source_limit_is_refused() -> None:
-    bomb = state.encode_source("a" * (8 << 20))          # 8 MiB of code in a short link
+    bomb = share_link.encode_source("a" * (8 << 20))          # 8 MiB of code in a short link
     assert len(bomb) < 20_000
     with pytest.raises(ValueError, match="over 65536 bytes"):
-        state.decode_source(bomb, max_bytes=65536)
-    assert state.decode_source(state.encode_source("x = 1\n"), max_bytes=65536) == "x = 1\n"
+        share_link.decode_source(bomb, max_bytes=65536)
+    assert share_link.decode_source(share_link.encode_source("x = 1\n"), max_bytes=65536) == "x = 1\n"
 
 
 def test_a_bomb_link_falls_back_to_the_example(app: AppTest) -> None:
-    app.query_params["code"] = state.encode_source("a" * (8 << 20))
+    app.query_params["code"] = share_link.encode_source("a" * (8 << 20))
     app.run()
     assert not app.exception
     assert app.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source

@@ -4,10 +4,8 @@ stopped, 0 both completed."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
-from ..contract import versions
 from ..reports import compare
 from ..contract.config import Settings
 from ..contract.errors import PlaygroundError, SpecError
@@ -19,28 +17,14 @@ from .render_compare import render
 USAGE_ERROR, REPORT_ERROR = 2, 1
 
 
-def installed_tf(config: Settings, version: str) -> str:
-    """The Job.tf_version that runs `version` ("" the default), as playground.contract.versions resolves
-    it: a version that is not installed is refused there, naming the installed ones."""
-    chosen = versions.resolve(config, version)   # "" (tf=default): the default install
-    return "" if chosen.default else chosen.version
-
-
 def jobs(args: argparse.Namespace, job: Job, config: Settings) -> tuple[compare.CompareSpec, Job]:
     spec = compare.parse(args.compare)
     if args.export:
         raise SpecError(_("--compare and --export cannot be combined: export one side at a time"))
-    if spec.kind == "tf":
-        if args.in_process:
-            raise SpecError(_("--compare {spec} needs the sandbox: --in-process runs this "
-                              "interpreter's TensorFlow only").format(spec=spec))
-        b = dataclasses.replace(job, tf_version=installed_tf(config, str(spec.value)))
-        if b == job:
-            raise SpecError(_("--compare {spec}: side a already runs with it, so both sides would "
-                              "be the same; {forms}").format(spec=spec,
-                                                              forms=compare.accepted_forms()))
-        return spec, b
-    return spec, compare.side_b(job, spec)
+    if spec.kind == "tf" and args.in_process:
+        raise SpecError(_("--compare {spec} needs the sandbox: --in-process runs this "
+                          "interpreter's TensorFlow only").format(spec=spec))
+    return spec, compare.plan(spec, job, config)
 
 
 def run_compare(args: argparse.Namespace, job: Job, config: Settings) -> int:

@@ -15,12 +15,13 @@ import time
 from typing import Optional, Sequence
 
 from .. import gallery
-from ..contract import i18n, specs, versions
+from ..contract import i18n, job_request, versions
 from ..contract.config import Settings, settings as load_settings
-from ..contract.errors import PlaygroundError, SourceError
+from ..contract.errors import PlaygroundError, SourceError, SpecError
 from ..contract.i18n import _
 from ..contract.source_text import check_text
 from ..contract.job import Job, Report
+from ..contract.job_request import JobRequest
 from .execute import execute
 from .render_text import render
 
@@ -81,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--tf", metavar="VERSION", default="",
                          help=_("run on this installed TensorFlow version (see `versions`)"))
     analyze.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    analyze.add_argument("--server", metavar="URL",
+                         help=_("run on a hosted playground (its HTTP API) instead of a local "
+                                "sandbox, e.g. https://play.example.org; needs neither "
+                                "TensorFlow nor bubblewrap here"))
+    analyze.add_argument("--token", metavar="TOKEN", default=os.environ.get("PLAYGROUND_API_TOKEN", ""),
+                         help=_("with --server: the API token the operator gave you "
+                                "(default: PLAYGROUND_API_TOKEN)"))
     analyze.add_argument("--in-process", action="store_true",
                          help=_("run without the sandbox (trusted code only; for debugging)"))
     example = commands.add_parser("example", parents=lang,
@@ -105,6 +113,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "example":
         return show_example(args.slug)
+    if args.command == "analyze" and args.server:
+        return run_remote(args, language)
     config = load_settings()
     if args.command == "versions":
         return show_versions(config, args.json)
@@ -130,28 +140,55 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 0 if report.status == "ok" and exported else REPORT_ERROR
 
 
+def run_remote(args: argparse.Namespace, language: str) -> int:
+    """--server: the same output and exit status as a local run, from the server's report."""
+    from . import remote
+    from ..reports.compare import Comparison
+    from .render_compare import render as render_comparison
+    if args.export or args.in_process:
+        print(_("error: --server runs on the server's sandbox: --export and --in-process are "
+                "local only"), file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        request = dataclasses.replace(request_from_args(args), language=language)
+        answer = remote.analyze(args.server, request, token=args.token)
+    except SpecError as e:
+        print(_("error: {message}").format(message=e), file=sys.stderr)
+        return USAGE_ERROR
+    except (PlaygroundError, OSError) as e:
+        print(_("error: {message}").format(message=e), file=sys.stderr)
+        return REPORT_ERROR
+    share = answer.pop("share_url", "")
+    if share:
+        print(_("share: {url}").format(url=share), file=sys.stderr)
+    if "compare" in answer:
+        comparison = Comparison.from_json(json.dumps(answer))
+        print(comparison.to_json(indent=1) if args.json else render_comparison(comparison))
+        return 0 if comparison.status_ok else REPORT_ERROR
+    report = Report.from_json(json.dumps(answer))
+    print(report.to_json(indent=1) if args.json else render(report))
+    return 0 if report.status == "ok" else REPORT_ERROR
+
+
+def request_from_args(args: argparse.Namespace) -> JobRequest:
+    """The analyze flags as a request (the HTTP API's body has the same fields)."""
+    return JobRequest(source=read_source(args.source), function=args.function,
+                      calls=tuple(args.call), signature=args.signature,
+                      reduce_retracing=args.reduce_retracing, jit_compile=args.jit_compile,
+                      timing=args.timing, timing_budget_s=args.timing_budget, sweep=args.sweep,
+                      device=args.device, timeout_s=args.timeout, tf_version=args.tf,
+                      compare=args.compare,
+                      filename="<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1])
+
+
 def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
-    source = read_source(args.source)
-    for text in args.call:  # reject bad specs before any worker starts
-        specs.parse_call(text, max_elements=config.max_tensor_elements)
-    if args.signature:
-        specs.parse_signature(args.signature)
-    if args.sweep:
-        specs.parse_sweep(args.sweep)
-    if args.timeout is not None and args.timeout <= 0:
-        raise PlaygroundError(_("--timeout must be positive, got {value}").format(value=args.timeout))
-    filename = "<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1]
-    chosen = versions.resolve(config, args.tf)    # before any worker starts: exit 2 if missing
-    if args.in_process and not chosen.default:
+    """Checked before any worker starts: exit 2 for a bad spec or a missing version."""
+    job = dataclasses.replace(job_request.to_job(request_from_args(args), config),
+                              export=bool(args.export))
+    if args.in_process and job.tf_version:
         raise versions.VersionError(_("--in-process runs this interpreter's TensorFlow; "
                                       "--tf {version} needs the sandbox").format(version=args.tf))
-    return Job(source=source, function=args.function, calls=tuple(args.call),
-               signature=args.signature, reduce_retracing=args.reduce_retracing,
-               jit_compile=args.jit_compile, timing=args.timing,
-               timing_budget_s=args.timing_budget, device=args.device,
-               timeout_s=args.timeout if args.timeout is not None else config.timeout_s,
-               filename=filename, sweep=args.sweep, export=bool(args.export),
-               tf_version="" if chosen.default else chosen.version)
+    return job
 
 
 def read_source(path: str) -> str:

@@ -66,6 +66,8 @@ class Settings:
     requests_per_second: float = 5.0             # PLAYGROUND_REQUESTS_PER_SECOND, HTTP, refill
     request_burst: int = 60                      # PLAYGROUND_REQUEST_BURST, the bucket's size
     allowed_origins: str = ""                    # PLAYGROUND_ALLOWED_ORIGINS, https://a.org,https://b.org
+    # The HTTP API (playground/api/, docs/api.md)
+    api_tokens: str = ""                         # PLAYGROUND_API_TOKENS, ci=SECRET,bot=SECRET2: each its own client
 
     @property
     def background_slots(self) -> int:

@@ -36,7 +36,12 @@ class EntryError(PlaygroundError, LookupError):
 
 
 class LimitError(PlaygroundError, RuntimeError):
-    """A service limit was hit; the message says which and what to do."""
+    """A service limit was hit; the message says which and what to do, and `retry_after_s`
+    when to come back, where the limit knows (the API's Retry-After)."""
+
+    def __init__(self, message: str = "", retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class SandboxError(PlaygroundError, RuntimeError):

@@ -32,3 +32,32 @@ def of_scope(header: str, scope: Mapping[str, object]) -> str:
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw} if header else {}
     client: Union[tuple[str, int], list, None] = scope.get("client")  # type: ignore[assignment]
     return identity(header, headers, client[0] if client else None)
+
+
+TOKEN_PREFIX = "token:"
+
+
+def tokens(text: str) -> dict[str, str]:
+    """PLAYGROUND_API_TOKENS ("ci=SECRET, bot=OTHER") as secret -> name."""
+    pairs = (part.strip().partition("=") for part in text.split(",") if part.strip())
+    return {secret.strip(): name.strip() for name, _eq, secret in pairs if secret.strip()}
+
+
+def bearer(scope: Mapping[str, object]) -> Optional[str]:
+    """The token of an `Authorization: Bearer TOKEN` header, if the request has one."""
+    raw: Iterable[tuple[bytes, bytes]] = scope.get("headers") or ()   # type: ignore[assignment]
+    for key, value in raw:
+        if key.lower() == b"authorization":
+            scheme, _sp, token = value.decode("latin-1").strip().partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else ""
+    return None
+
+
+def of_api_scope(header: str, known_tokens: Mapping[str, str],
+                 scope: Mapping[str, object]) -> str:
+    """An API request's client: a known token is its own client (an operator gives a CI job
+    its own share of the limits); anything else counts as its address, as the page does."""
+    token = bearer(scope)
+    if token and token in known_tokens:
+        return TOKEN_PREFIX + known_tokens[token]
+    return of_scope(header, scope)

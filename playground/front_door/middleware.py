@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import html
+import json
 import logging
 import math
 import time
@@ -49,6 +51,7 @@ _LOG = logging.getLogger(__name__)
 HELD_PER_SESSION = 8      # messages one session may have waiting for the bucket; then the latest
                           # replaces the last one waiting
 STREAM = "/_stcore/stream"
+API = "/api/"                 # the HTTP API (playground/api/): same limits, answered in JSON
 EXEMPT = ("/_stcore/health", "/_stcore/host-config", "/_stcore/script-health-check")
 STATIC = ("/static/", "/component/", "/_stcore/bidi-components/", "/app/static/")
 LOCAL_ORIGINS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}   # Streamlit's own, for local use
@@ -66,6 +69,7 @@ class DoorLimits:
     max_body_bytes: int                   # the upload cap and a form's envelope
     allowed_origins: tuple[str, ...]
     client_ip_header: str
+    api_tokens: Mapping[str, str] = dataclasses.field(default_factory=dict)   # secret -> name
 
     @classmethod
     def from_settings(cls, settings: Settings, max_upload_bytes: int) -> "DoorLimits":
@@ -77,7 +81,8 @@ class DoorLimits:
                    request_burst=settings.request_burst,
                    max_body_bytes=max_upload_bytes + 64 * 1024,
                    allowed_origins=origins(settings.allowed_origins),
-                   client_ip_header=settings.client_ip_header)
+                   client_ip_header=settings.client_ip_header,
+                   api_tokens=identity.tokens(settings.api_tokens))
 
 
 def origins(text: str) -> tuple[str, ...]:
@@ -139,6 +144,9 @@ class FrontDoor:
             await self.app(scope, receive, send)
 
     def client(self, scope: Scope) -> str:
+        if str(scope.get("path", "")).startswith(API):    # a token is its own client
+            return identity.of_api_scope(self.limits.client_ip_header, self.limits.api_tokens,
+                                         scope)
         return identity.of_scope(self.limits.client_ip_header, scope)
 
     # -- HTTP ------------------------------------------------------------------------------
@@ -149,17 +157,20 @@ class FrontDoor:
             return
         client = self.client(scope)
         page = _is_page(scope)
+        api = path.startswith(API)
         with i18n.using(_language(scope)):
             refusal = self._http_refusal(scope, client, page)
-            body = b"" if refusal is None else (
-                _page(refusal[1]) if page else refusal[1] + "\n").encode()
+            if refusal is not None:
+                status, text, retry_after = refusal
+                body = (json.dumps({"error": {"status": status, "message": text}}) if api
+                        else _page(text) if page else text + "\n").encode()
         if refusal is None:
             await self.app(scope, receive, send)
             return
-        status, _text, retry_after = refusal
         self.counts[f"http {status}"] += 1
-        headers = [(b"content-type", b"text/html; charset=utf-8" if page
-                    else b"text/plain; charset=utf-8"),
+        kind = "application/json" if api else "text/html; charset=utf-8" if page \
+            else "text/plain; charset=utf-8"
+        headers = [(b"content-type", kind.encode()),
                    (b"content-length", str(len(body)).encode()), (b"cache-control", b"no-store")]
         if retry_after is not None:
             headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))

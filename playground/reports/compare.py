@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
-from ..contract import specs
+from ..contract import specs, versions
+from ..contract.config import Settings
 from ..contract.errors import SpecError
 from ..contract.i18n import _
 from ..contract.job import CallRecord, ErrorInfo, FunctionReport, Report, from_dict, to_dict, Job
@@ -103,6 +104,15 @@ def side_b(job: Job, spec: CompareSpec) -> Job:
         raise SpecError(_("compare {spec}: side a already runs with it, so both sides would be "
                           "the same; {forms}").format(spec=spec, forms=accepted_forms()))
     return changed
+
+
+def plan(spec: CompareSpec, job: Job, settings: Settings) -> Job:
+    """Side b's Job, with tf=VERSION resolved against the installed versions (one that is not
+    installed is refused there, naming those that are; tf=default is the default install)."""
+    if spec.kind == "tf":
+        chosen = versions.resolve(settings, str(spec.value))
+        return side_b(job, CompareSpec("tf", "" if chosen.default else chosen.version))
+    return side_b(job, spec)
 
 
 def describe(job: Job, spec: CompareSpec) -> str:

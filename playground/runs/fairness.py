@@ -113,24 +113,25 @@ class FairQueue:
         if queued >= limits.queued_per_client:
             raise LimitError(_("You already have {queued} run(s) waiting (from another tab?). "
                                "Your code and settings are kept; run again when one has "
-                               "finished.").format(queued=queued))
+                               "finished.").format(queued=queued), retry_after_s=self.eta_s(1))
         starts = _recent(self._starts.get(client), now)
         if len(starts) >= limits.runs_per_minute:
             wait = WINDOW_S - (now - starts[0])
             raise LimitError(_("Rate limit: at most {n} runs a minute per visitor. Your code and "
                                "settings are kept; try again in {s:.0f} s.").format(
-                n=limits.runs_per_minute, s=max(wait, 1)))
+                n=limits.runs_per_minute, s=max(wait, 1)), retry_after_s=max(wait, 1))
         charges = _recent(self._charges.get(client), now, key=lambda c: c[0])
         used = sum(seconds for _end, seconds in charges)
         if used >= limits.seconds_per_minute:
+            wait = max(WINDOW_S - (now - charges[0][0]), 1)
             raise LimitError(_("Sandbox time limit: your runs used {used:.0f} s of sandbox time "
                                "in the last minute (at most {limit:.0f} s per visitor). Your code "
                                "and settings are kept; try again in {s:.0f} s.").format(
-                used=used, limit=limits.seconds_per_minute,
-                s=max(WINDOW_S - (now - charges[0][0]), 1)))
+                used=used, limit=limits.seconds_per_minute, s=wait), retry_after_s=wait)
         if len(self._waiting) >= limits.queue_limit:
+            eta = self.eta_s(len(self._waiting))
             raise LimitError(_("Busy: {n} runs are waiting; try again in about {s} s.").format(
-                n=len(self._waiting), s=self.eta_s(len(self._waiting))))
+                n=len(self._waiting), s=eta), retry_after_s=eta)
 
     # -- serving ---------------------------------------------------------------------------
     def _admit(self) -> None:

@@ -11,11 +11,11 @@ from ..reports import compare
 from ..contract.config import Settings
 from ..contract.errors import SpecError
 from ..contract.i18n import _
+from ..contract.share_link import P_COMPARE
 from ..contract.job import Job
 from . import keys, options
 from .plan import show_error
 
-P_COMPARE = "cmp"
 DEFAULT_KIND = "reduce_retracing"
 
 

@@ -8,9 +8,9 @@ import streamlit as st
 
 from ..contract import i18n
 from ..contract.i18n import _
+from ..contract.share_link import P_LANG
 from . import keys
 
-P_LANG = "lang"
 NAMES = {i18n.ENGLISH: "English", i18n.CHINESE: "中文"}
 
 

@@ -1,8 +1,6 @@
 """The Run button: validate, build the Job, submit it through the shared executor with live status."""
 from __future__ import annotations
 
-import importlib
-import os
 import time
 from typing import Optional
 
@@ -13,34 +11,17 @@ from ..contract import i18n, reasons
 
 from ..contract.config import Settings
 from ..contract.errors import PlaygroundError
-from ..runs.executor import make_executor
-from ..runs.fairness import ClientLimits, FairExecutor
+from ..runs import shared
+from ..runs.fairness import FairExecutor
 from ..contract.i18n import _
 from ..contract.job import Job
-from ..runs.service import RestartingExecutor, log_run
+from ..runs.service import log_run
 from . import compare_run, export_zip, keys, plan, state
 from .client import client_id
 
-# Seam for tests and benchmarks: "module:callable" returning an Executor, e.g. a replay of
-# recorded reports. Unset, the app uses the sandboxed pool from make_executor.
-EXECUTOR_ENV = "PLAYGROUND_UI_EXECUTOR"
-
-
-@st.cache_resource(show_spinner=False)
-def shared_executor(factory: str) -> FairExecutor:
-    """One executor per process, shared by every session (the pool is thread-safe), behind
-    the fair queue: per-client limits hold whichever executor runs the jobs."""
-    settings = Settings.from_env()
-    if factory:
-        module, _, name = factory.partition(":")
-        inner = getattr(importlib.import_module(module), name)()
-    else:
-        inner = RestartingExecutor(lambda: make_executor(settings))   # a dead pool is rebuilt
-    return FairExecutor(inner, ClientLimits.from_settings(settings))
-
-
 def executor() -> FairExecutor:
-    return shared_executor(os.environ.get(EXECUTOR_ENV, ""))
+    """The server's shared executor (runs/shared.py): page runs and API calls share its queue."""
+    return shared.executor()
 
 
 def warm_at_start() -> None:

@@ -1,7 +1,6 @@
 """Session state: defaults, gallery loading, the Job it describes, and the share-link URL round trip."""
 from __future__ import annotations
 
-import base64
 import zlib
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
@@ -10,18 +9,15 @@ import streamlit as st
 
 from .. import gallery
 from ..reports.compare import Comparison
-from ..contract.config import Settings
-from ..contract.i18n import _
+from ..contract.share_link import (P_BUDGET, P_CALLS, P_CODE, P_EXAMPLE, P_FUNCTION, P_JIT,
+                                   P_REDUCE, P_SIGNATURE, P_SWEEP, P_TIMING, P_EXPORT,
+                                   decode_source, input_params)
 from ..contract.job import Job, Report
 from ..contract.specs import NO_ARGUMENTS
 from . import keys
 from . import compare_inputs
 
 DEFAULT_EXAMPLE = "retracing"
-# Query-param names: short, because the whole state lives in the URL.
-P_CODE, P_FUNCTION, P_CALLS, P_SIGNATURE = "code", "fn", "calls", "sig"
-P_REDUCE, P_JIT, P_TIMING, P_BUDGET, P_EXAMPLE = "rr", "jit", "timing", "budget", "example"
-P_SWEEP, P_EXPORT = "sweep", "export"
 P_PRESENT = "present"   # presenter mode: not an input, so it rides on top of the inputs' URL
 
 
@@ -35,22 +31,6 @@ class Result:
     number: int = 1          # runs so far in this session, shown so a fresh result is evident
     archives: dict = field(default_factory=dict)   # export_zip.collect(): zips built at run time
     comparison: Optional[Comparison] = None        # compare mode: both sides; report is side a
-
-
-def encode_source(source: str) -> str:
-    return base64.urlsafe_b64encode(zlib.compress(source.encode(), 9)).decode().rstrip("=")
-
-
-def decode_source(text: str, max_bytes: Optional[int] = None) -> str:
-    """The code of a share link. Inflation stops at max_bytes, so a small link cannot make the
-    server inflate a huge source (a zip bomb in the URL); over the limit is a ValueError."""
-    limit = Settings.from_env().max_source_bytes if max_bytes is None else max_bytes
-    padded = text + "=" * (-len(text) % 4)
-    inflater = zlib.decompressobj()
-    data = inflater.decompress(base64.urlsafe_b64decode(padded.encode()), limit + 1)
-    if len(data) > limit or inflater.unconsumed_tail:
-        raise ValueError(_("the shared code is over {limit} bytes").format(limit=limit))
-    return data.decode()
 
 
 def example_values(example: gallery.Example) -> dict:
@@ -108,19 +88,16 @@ def _input_params(values: Mapping[str, object]) -> dict[str, str]:
         pristine = example_values(example)
         if all(values.get(k) == v for k, v in pristine.items()):
             return {P_EXAMPLE: slug, **compare_inputs.params(values)}
-    params = {P_CODE: encode_source(str(values.get(keys.SOURCE, ""))),
-              P_FUNCTION: str(values.get(keys.FUNCTION) or ""),
-              P_CALLS: str(values.get(keys.CALLS, "")),
-              P_REDUCE: "1" if values.get(keys.REDUCE_RETRACING) else "0",
-              P_JIT: "1" if values.get(keys.JIT_COMPILE) else "0",
-              P_TIMING: "1" if values.get(keys.TIMING) else "0",
-              P_BUDGET: f"{float(values.get(keys.TIMING_BUDGET, 2.0) or 2.0):g}"}
-    if values.get(keys.SIGNATURE):
-        params[P_SIGNATURE] = str(values[keys.SIGNATURE])
-    if values.get(keys.SWEEP):
-        params[P_SWEEP] = str(values[keys.SWEEP])
-    if values.get(keys.EXPORT):
-        params[P_EXPORT] = "1"
+    params = input_params(source=str(values.get(keys.SOURCE, "")),
+                          function=str(values.get(keys.FUNCTION) or ""),
+                          calls=str(values.get(keys.CALLS, "")),
+                          reduce_retracing=bool(values.get(keys.REDUCE_RETRACING)),
+                          jit_compile=bool(values.get(keys.JIT_COMPILE)),
+                          timing=bool(values.get(keys.TIMING)),
+                          timing_budget_s=float(values.get(keys.TIMING_BUDGET, 2.0) or 2.0),
+                          signature=str(values.get(keys.SIGNATURE) or ""),
+                          sweep=str(values.get(keys.SWEEP) or ""),
+                          export=bool(values.get(keys.EXPORT)))
     if example is not None:
         params[P_EXAMPLE] = slug
     return {**params, **compare_inputs.params(values)}

@@ -1,0 +1,317 @@
+"""The /api/v1 routes: Starlette handlers on the Streamlit server (app.py's st.App).
+
+A run goes through the server's one executor (runs/shared.py), behind the same fair queue and
+per-client limits as the page; the front door has already held the request to the per-client
+request rate and the body cap. Every refusal is JSON: {"error": {"status", "message", "field"}}.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import json
+import logging
+import math
+import threading
+import time
+from typing import Any, AsyncIterator, Callable, Optional
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from .. import gallery
+from ..contract import i18n, job_request, share_link, versions
+from ..contract.config import Settings
+from ..contract.errors import LimitError, PlaygroundError, SandboxError
+from ..contract.i18n import _
+from ..contract.job import Job, Report, to_dict
+from ..contract.job_request import FieldError, JobRequest
+from ..front_door import identity
+from ..reports import compare as comparing
+from ..runs import shared
+from ..runs.service import log_run
+from . import openapi
+
+PREFIX = "/api/v1"
+NDJSON = "application/x-ndjson"
+_LOG = logging.getLogger(__name__)
+
+
+def routes() -> list[Route]:
+    return [*_served(), Route("/api/{rest:path}", elsewhere, methods=list(_METHODS))]
+
+
+@functools.lru_cache(maxsize=None)
+def _served() -> tuple[Route, ...]:
+    return (Route(f"{PREFIX}/analyze", analyze, methods=["POST"]),
+            Route(f"{PREFIX}/examples", examples, methods=["GET"]),
+            Route(f"{PREFIX}/examples/{{name}}", example, methods=["GET"]),
+            Route(f"{PREFIX}/versions", installed_versions, methods=["GET"]),
+            Route(f"{PREFIX}/openapi.json", document, methods=["GET"]))
+
+
+# Anything else under /api/ is answered in JSON (405 or 404), never by Streamlit's page.
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE")
+
+
+async def elsewhere(request: Request) -> Response:
+    with i18n.using(_language(request)):
+        for route in _served():
+            if route.path_regex.match(request.url.path):
+                allowed = ", ".join(sorted(route.methods or ()))
+                refusal = Refusal(405, _("{path} answers {methods} only.").format(
+                    path=route.path, methods=allowed))
+                response = refusal.response()
+                response.headers["Allow"] = allowed
+                return response
+        return Refusal(404, _("No route {path}; GET /api/v1/openapi.json lists them.").format(
+            path=request.url.path[:200])).response()
+
+
+class Refusal(Exception):
+    """An answer other than a report: status, the sentence a person reads, and the field."""
+
+    def __init__(self, status: int, message: str, field: Optional[str] = None,
+                 retry_after_s: Optional[float] = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.field = status, message, field
+        self.retry_after_s = retry_after_s
+
+    def body(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"status": self.status, "message": self.message}
+        if self.field is not None:
+            error["field"] = self.field
+        return {"error": error}
+
+    def response(self) -> JSONResponse:
+        headers = {} if self.retry_after_s is None else {
+            "Retry-After": str(max(1, math.ceil(self.retry_after_s)))}
+        return JSONResponse(self.body(), status_code=self.status, headers=headers)
+
+
+def _language(request: Request, asked: str = "") -> str:
+    return i18n.choose(asked or request.query_params.get("lang"),
+                       i18n.from_accept_language(request.headers.get("accept-language")))
+
+
+# -- reading the request ----------------------------------------------------------------------
+def client_of(request: Request, settings: Settings) -> str:
+    """The client every limit counts: a known token, else the address (as the page's)."""
+    known = identity.tokens(settings.api_tokens)
+    token = identity.bearer(request.scope)
+    if token is not None and token not in known:
+        raise Refusal(401, _("Unknown API token: ask the operator for one, or send no "
+                             "Authorization header to use your address's share."))
+    return identity.of_api_scope(settings.client_ip_header, known, request.scope)
+
+
+async def read_request(request: Request) -> JobRequest:
+    body = await request.body()
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise Refusal(400, _("The body is not JSON: {error}").format(error=error)) from None
+    try:
+        return job_request.from_json(data)
+    except FieldError as error:
+        raise Refusal(400, str(error), error.field) from None
+
+
+def plan(asked: JobRequest, settings: Settings) -> tuple[Job, Optional[comparing.CompareSpec],
+                                                         Optional[Job]]:
+    """The job (and side b's, with compare), checked as the CLI checks its flags."""
+    try:
+        job = job_request.to_job(asked, settings, hosted=True)
+    except FieldError as error:
+        raise Refusal(400, str(error), error.field) from None
+    except PlaygroundError as error:              # the source's text (check_text)
+        raise Refusal(400, str(error), "source") from None
+    job = dataclasses.replace(job, language=i18n.current())
+    if not asked.compare:
+        return job, None, None
+    try:
+        spec = comparing.parse(asked.compare)
+        return job, spec, comparing.plan(spec, job, settings)
+    except PlaygroundError as error:
+        raise Refusal(400, str(error), "compare") from None
+
+
+# -- running ----------------------------------------------------------------------------------
+def run(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job], client: str,
+        on_event: Callable[[dict], None]) -> dict[str, Any]:
+    """Blocking: the report (or comparison) as the CLI's --json prints it; a refusal in the
+    job's language."""
+    with i18n.using(job.language):
+        return _run(job, spec, job_b, client, on_event)
+
+
+def _run(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job], client: str,
+         on_event: Callable[[dict], None]) -> dict[str, Any]:
+    executor = shared.executor()
+    started = time.monotonic()
+
+    def submit(side: Job, name: str = "") -> Report:
+        emit = on_event if not name else (lambda event: on_event({**event, "side": name}))
+        try:
+            report = executor.submit(side, emit, client=client)
+        except PlaygroundError as error:
+            log_run("api", started, error=error, client=client)
+            raise
+        log_run("api", started, report, client=client)
+        return report
+
+    if spec is None or job_b is None:
+        return to_dict(submit(job))
+    a, b = comparing.run_sides(lambda side: submit(side, "a" if side is job else "b"), job,
+                               job_b, concurrent=False)   # one running job per client
+    return {"compare": to_dict(comparing.compare(spec, job, job_b, a, b))}
+
+
+def refusal_of(error: BaseException) -> Refusal:
+    if isinstance(error, Refusal):
+        return error
+    if isinstance(error, LimitError):
+        return Refusal(429, str(error), retry_after_s=error.retry_after_s or 5.0)
+    if isinstance(error, SandboxError):
+        return Refusal(503, _("No sandboxed worker can start right now; try again in a minute."),
+                       retry_after_s=30.0)
+    if isinstance(error, PlaygroundError):
+        return Refusal(400, str(error))
+    _LOG.exception("api: a run failed")          # the details stay in the server's log
+    return Refusal(500, _("The playground failed on this request; the server's log says why."))
+
+
+def in_thread(work: Callable[[], Any]) -> "asyncio.Future[Any]":
+    """Runs blocking work on a thread of its own (a run may wait in the fair queue for
+    minutes; the event loop's small default pool would run out)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def target() -> None:
+        try:
+            result = work()
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting request
+            loop.call_soon_threadsafe(_settle, future, None, error)
+        else:
+            loop.call_soon_threadsafe(_settle, future, result, None)
+
+    threading.Thread(target=target, name="api-run", daemon=True).start()
+    return future
+
+
+def _settle(future: "asyncio.Future[Any]", result: Any, error: Optional[BaseException]) -> None:
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+# -- the routes -------------------------------------------------------------------------------
+async def analyze(request: Request) -> Response:
+    settings = Settings.from_env()
+    with i18n.using(_language(request)):
+        try:
+            client = client_of(request, settings)
+            asked = await read_request(request)
+        except Refusal as refusal:
+            return refusal.response()
+    with i18n.using(_language(request, asked.language)):
+        try:
+            job, spec, job_b = plan(asked, settings)
+        except Refusal as refusal:
+            return refusal.response()
+    url = share_link.of_request(str(request.base_url).rstrip("/") + "/",
+                                **{**_link_fields(asked), "language": job.language})
+    language = job.language
+    if NDJSON in request.headers.get("accept", ""):
+        return StreamingResponse(_stream(job, spec, job_b, client, url, language),
+                                 media_type=NDJSON, headers={"Cache-Control": "no-store"})
+    try:
+        result = await in_thread(lambda: run(job, spec, job_b, client, lambda event: None))
+    except BaseException as error:  # noqa: BLE001 - every failure is an answer, never a trace
+        with i18n.using(language):
+            return refusal_of(error).response()
+    return JSONResponse({**result, "share_url": url})
+
+
+async def _stream(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job],
+                  client: str, url: str, language: str) -> AsyncIterator[bytes]:
+    """One JSON object a line: each event as it happens, then {"event": "report", ...} (or
+    "compare", or "error" with the refusal)."""
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[dict] = asyncio.Queue()
+    done = in_thread(lambda: run(job, spec, job_b, client,
+                                 lambda event: loop.call_soon_threadsafe(events.put_nowait,
+                                                                         event)))
+    while True:
+        waiting = asyncio.ensure_future(events.get())
+        await asyncio.wait({waiting, done}, return_when=asyncio.FIRST_COMPLETED)
+        if waiting.done():
+            yield _line(waiting.result())
+            continue
+        waiting.cancel()
+        break
+    while not events.empty():
+        yield _line(events.get_nowait())
+    try:
+        result = done.result()
+    except BaseException as error:  # noqa: BLE001
+        with i18n.using(language):
+            yield _line({"event": "error", **refusal_of(error).body()})
+        return
+    kind = "compare" if "compare" in result else "report"
+    yield _line({"event": kind, kind: result.get("compare", result), "share_url": url})
+
+
+def _line(event: dict) -> bytes:
+    return (json.dumps(event, default=str) + "\n").encode()
+
+
+def _link_fields(asked: JobRequest) -> dict[str, Any]:
+    return {name: getattr(asked, name) for name in (
+        "source", "function", "calls", "signature", "reduce_retracing", "jit_compile", "timing",
+        "timing_budget_s", "sweep", "compare", "language")}
+
+
+async def examples(request: Request) -> Response:
+    with i18n.using(_language(request)):
+        return JSONResponse({"examples": [_example(e, full=False) for e in gallery.EXAMPLES]})
+
+
+async def example(request: Request) -> Response:
+    name = request.path_params["name"]
+    with i18n.using(_language(request)):
+        found = gallery.BY_SLUG.get(name)
+        if found is None:
+            return Refusal(404, _("No example {name}; GET /api/v1/examples lists them.").format(
+                name=repr(name)), "name").response()
+        return JSONResponse(_example(found, full=True))
+
+
+def _example(e: gallery.Example, full: bool) -> dict[str, Any]:
+    """An example as data: what to send to /analyze to run it, and what it shows."""
+    summary = {"name": e.slug, "title": _(e.title)}
+    if not full:
+        return summary
+    request = JobRequest(source=e.source, function=e.function, calls=tuple(e.calls),
+                         signature=e.signature or None, reduce_retracing=e.reduce_retracing,
+                         jit_compile=e.jit_compile)
+    return {**summary, "explanation": _text(e.explanation), "article_claim": _text(e.article_claim),
+            "request": dict(job_request.as_mapping(request))}
+
+
+def _text(marked: str) -> str:
+    return _(marked) if marked else ""      # gettext("") is the catalog's header
+
+
+async def installed_versions(request: Request) -> Response:
+    installed = versions.installed(Settings.from_env())     # never the interpreters' paths
+    return JSONResponse({"default": installed[0].version,
+                         "versions": [v.version for v in installed]})
+
+
+async def document(request: Request) -> Response:
+    return JSONResponse(openapi.document())

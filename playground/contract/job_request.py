@@ -1,0 +1,147 @@
+"""A request for a run, in the CLI's grammar: the `analyze` flags as fields. The CLI builds one from
+its flags, the HTTP API from a JSON body (docs/api.md); both turn it into a Job here, with the same
+parsers and the same messages, and a refusal names the field it is about.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+from . import specs, versions
+from .config import Settings
+from .errors import PlaygroundError, SpecError
+from .i18n import _
+from .job import Job
+from .source_text import check_text
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """What a client asks to run. Every field but `source` may be left out."""
+
+    source: str                              # the file's text
+    function: Optional[str] = None           # entry, e.g. "f" or "Counter().increment"; none: script
+    calls: tuple[str, ...] = ()              # one call each, e.g. "float32[2,3], n=2"
+    signature: Optional[str] = None          # input_signature, e.g. "float32[None,3]"
+    reduce_retracing: bool = False
+    jit_compile: bool = False
+    timing: bool = False
+    timing_budget_s: float = 2.0             # seconds of measurement per function
+    sweep: Optional[str] = None              # with timing: "x[0]=16,64,256"
+    device: str = "auto"                     # auto | cpu | gpu
+    timeout_s: Optional[float] = None        # none: the server's PLAYGROUND_TIMEOUT_S
+    tf_version: str = ""                     # "": the default; see /api/v1/versions
+    language: str = ""                       # of the report's sentences: en or zh; "": the
+                                             # client's (the API: ?lang=, else Accept-Language)
+    compare: Optional[str] = None            # run twice, side b changed: "tf=2.15.1", "jit_compile"
+    filename: str = "playground_input.py"    # the name tracebacks show
+
+
+DEVICES = ("auto", "cpu", "gpu")
+
+
+class FieldError(SpecError):
+    """A request field that cannot run; `field` names it ("calls[1]", "signature")."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def from_json(data: Any) -> JobRequest:
+    """A JobRequest from a decoded JSON body: each field of the right JSON type, no other fields."""
+    if not isinstance(data, dict):
+        raise FieldError("", _("the body must be a JSON object with at least \"source\""))
+    hints = typing.get_type_hints(JobRequest)
+    names = [f.name for f in dataclasses.fields(JobRequest)]
+    unknown = sorted(set(data) - set(names))
+    if unknown:
+        raise FieldError(unknown[0], _("unknown field {field}; the fields are: {fields}").format(
+            field=repr(unknown[0]), fields=", ".join(names)))
+    if "source" not in data:
+        raise FieldError("source", _("\"source\" is missing: the code to run"))
+    values = {name: _typed(name, hints[name], value) for name, value in data.items()}
+    return JobRequest(**values)
+
+
+def _typed(name: str, hint: Any, value: Any) -> Any:
+    optional = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    if value is None and optional:
+        return None
+    base = next(a for a in typing.get_args(hint) if a is not type(None)) if optional else hint
+    if base is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if typing.get_origin(base) is tuple:
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        raise FieldError(name, _("{field} must be a list of strings").format(field=name))
+    if isinstance(value, base) and not (base is not bool and isinstance(value, bool)):
+        return value
+    kind = {str: _("a string"), bool: _("true or false"), float: _("a number")}[base]
+    raise FieldError(name, _("{field} must be {kind}").format(field=name, kind=kind))
+
+
+def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Job:
+    """The Job, or a FieldError naming the first field that cannot run. The checks and messages
+    are the CLI's: the spec grammar's parsers, the installed versions. `hosted`: also the limits
+    a hosted playground sets for everyone (the page's: code size, calls, budget, timeout)."""
+    check_text(request.source)
+    if hosted:
+        _hosted_limits(request, config)
+    for number, text in enumerate(request.calls):
+        _field(f"calls[{number}]", specs.parse_call, text, max_elements=config.max_tensor_elements)
+    if request.signature:
+        _field("signature", specs.parse_signature, request.signature)
+    if request.sweep:
+        _field("sweep", specs.parse_sweep, request.sweep)
+    if request.timeout_s is not None and request.timeout_s <= 0:
+        raise FieldError("timeout_s", _("--timeout must be positive, got {value}").format(
+            value=request.timeout_s))
+    if request.device not in DEVICES:
+        raise FieldError("device", _("device must be one of: {choices}").format(
+            choices=", ".join(DEVICES)))
+    chosen = _field("tf_version", versions.resolve, config, request.tf_version)
+    return Job(source=request.source, function=request.function or None, calls=request.calls,
+               signature=request.signature or None, reduce_retracing=request.reduce_retracing,
+               jit_compile=request.jit_compile, timing=request.timing,
+               timing_budget_s=request.timing_budget_s, device=request.device,
+               timeout_s=config.timeout_s if request.timeout_s is None else request.timeout_s,
+               filename=request.filename.rsplit("/", 1)[-1] or "playground_input.py",
+               sweep=request.sweep or None, tf_version="" if chosen.default else chosen.version)
+
+
+def _hosted_limits(request: JobRequest, config: Settings) -> None:
+    size = len(request.source.encode())
+    if size > config.max_source_bytes:
+        raise FieldError("source", _("The code is {size} bytes; the limit is {limit}.").format(
+            size=size, limit=config.max_source_bytes))
+    if len(request.calls) > config.max_calls:
+        raise FieldError("calls", _("{n} calls; the limit is {limit} per run.").format(
+            n=len(request.calls), limit=config.max_calls))
+    if not 0 < request.timing_budget_s <= config.max_timing_budget_s:
+        raise FieldError("timing_budget_s", _("The timing budget must be between 0 and {limit} "
+                                              "s.").format(limit=f"{config.max_timing_budget_s:g}"))
+    if request.timeout_s is not None and request.timeout_s > config.timeout_s:
+        raise FieldError("timeout_s", _("timeout_s is at most {limit} s on this server").format(
+            limit=f"{config.timeout_s:g}"))
+
+
+def _field(name: str, check: Any, *args: Any, **kwargs: Any) -> Any:
+    """check(*args), its PlaygroundError told as this field's."""
+    try:
+        return check(*args, **kwargs)
+    except FieldError:
+        raise
+    except PlaygroundError as error:
+        raise FieldError(name, str(error)) from None
+
+
+def as_mapping(request: JobRequest) -> Mapping[str, Any]:
+    """The JSON body that asks for this request (fields at their defaults left out)."""
+    return {f.name: getattr(request, f.name) if not isinstance(getattr(request, f.name), tuple)
+            else list(getattr(request, f.name))
+            for f in dataclasses.fields(JobRequest)
+            if getattr(request, f.name) != f.default}
