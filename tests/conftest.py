@@ -13,7 +13,7 @@ if str(ROOT) not in sys.path:
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # The test modules that start servers, browsers, containers, Ray clusters, other TF versions or
-# many sandboxed jobs. `pytest -m "not slow"` (the fast tier, about 3 minutes) leaves them out;
+# many sandboxed jobs. `pytest -m "not slow"` (the fast tier, about a minute with -n 2) leaves them out;
 # a new module is fast until it is listed here. CI runs every tier.
 SLOW = {
     "test_app", "test_app_i18n", "test_browser", "test_browser_compare", "test_browser_fairness",

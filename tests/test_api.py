@@ -262,6 +262,18 @@ def test_over_the_run_rate_is_a_429_with_retry_after_and_the_pages_sentence(serv
     assert unknown.status == 401 and "token" in unknown.body["error"]["message"]
 
 
+def test_no_worker_that_can_start_is_a_503_with_retry_after():
+    """A server whose worker interpreter cannot run: the run is refused at once, not hung."""
+    broken = {**SERVER_ENV, "PLAYGROUND_PYTHON": "/bin/false"}
+    with streamlit_server(executor="ui_support:real_or_subprocess", env=broken) as (url, _):
+        answer = analyze(url, JobRequest(source="x = 1\n"), "198.51.100.20")
+        assert answer.status == 503 and int(answer.headers["Retry-After"]) >= 1
+        assert "worker" in answer.body["error"]["message"]
+        streamed = analyze(url, JobRequest(source="x = 1\n"), "198.51.100.21", stream=True)
+        assert streamed.body[-1][1] == {"event": "error", **answer.body}
+        no_host_path(answer.text + streamed.text)
+
+
 def test_two_clients_share_the_sandbox_in_turns(server):
     """One worker. Client A sends two runs, then B one: B's runs before A's second."""
     slow = JobRequest(source="import time\ntime.sleep(1.5)\nprint('done')\n")
