@@ -61,7 +61,22 @@ class Echo(http.server.BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_POST(self) -> None:
+        if self.path.startswith("/api/"):
+            return self._stream()
         self._answer()
+
+    def _stream(self) -> None:
+        """The API's NDJSON: a line, a second of work, the last line (chunked, as uvicorn)."""
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for line, pause in ((b'{"event": "started"}\n', 1.0), (b'{"event": "report"}\n', 0)):
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+            self.wfile.flush()
+            time.sleep(pause)
+        self.wfile.write(b"0\r\n\r\n")
 
     def do_GET(self) -> None:
         if self.headers.get("Upgrade", "").lower() != "websocket":
@@ -211,3 +226,19 @@ def test_more_than_20_requests_at_once_from_one_address_get_429(proxy) -> None:
     # 20 reach the app and wait there; the 5 beyond the limit are answered at once.
     assert held == 20 and refused == [429] * 5, (held, refused)
     assert sorted(statuses) == [200] * 20 + [429] * 5, statuses
+
+
+def test_the_apis_event_stream_passes_unbuffered(proxy) -> None:
+    """Each NDJSON line reaches the client when the app sends it, not with the last one."""
+    conn = http.client.HTTPSConnection(proxy.split("//")[1], timeout=20, context=unverified())
+    conn.request("POST", "/api/v1/analyze", body=b"{}", headers={
+        "Accept": "application/x-ndjson", "Content-Type": "application/json"})
+    answer = conn.getresponse()
+    started = time.monotonic()
+    first = answer.readline()
+    at_first = time.monotonic() - started
+    last = answer.readline()
+    at_last = time.monotonic() - started
+    conn.close()
+    assert (json.loads(first), json.loads(last)) == ({"event": "started"}, {"event": "report"})
+    assert at_last - at_first >= 0.8, (at_first, at_last)
