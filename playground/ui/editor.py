@@ -13,7 +13,8 @@ from ..reports import notebook
 from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
 
-from . import gutter, keys, source_info, state
+from ..contract import source_info
+from . import gutter, keys, state
 
 SOURCE_HELP = N_("Paste a module that defines a function. It runs in a sandboxed worker, "
                  "never in this web process.")

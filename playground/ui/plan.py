@@ -9,8 +9,9 @@ from ..contract import i18n, specs
 
 from ..contract.errors import SpecError
 from ..contract.i18n import _
-from . import keys, source_info
-from .source_info import FunctionInfo
+from ..contract import source_info
+from ..contract.source_info import FunctionInfo
+from . import keys
 
 KINDS = ("tensor", "python")
 

@@ -8,17 +8,10 @@ from ...contract import i18n
 from ...contract.i18n import _
 
 from ...contract.job import FunctionReport
-from .. import code_diff, keys, line_map, source_info
+from ...contract.source_info import function_source
+from ...reports import line_map
+from .. import code_diff, keys
 from ..state import Result
-
-
-def function_source(source: str, name: str) -> tuple[str, int]:
-    """The user's function, decorators included, found by name with ast, and its first line;
-    else the whole source from line 1."""
-    info = next((i for i in source_info.functions(source) if i.name.split(".")[-1] == name.split(".")[-1]), None)
-    if info is None:
-        return source, 1
-    return "\n".join(source.splitlines()[info.first_line - 1:info.last_line]), info.first_line
 
 
 def line_choices(source: str, first_line: int, function: FunctionReport) -> list[int]:

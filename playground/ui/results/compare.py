@@ -9,12 +9,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...reports.compare import Comparison, Difference
+from ...reports.figures import modes
 from ...contract import reasons
 from ...contract.i18n import N_, _
 from ...contract.job import CallRecord, FunctionReport, Report
 from .. import code_diff, keys
 from ..state import Result
-from .timing import modes
 
 COLOURS = {"a": "#1f77b4", "b": "#ff7f0e"}
 HIGHLIGHT = "background-color: rgba(255, 75, 75, 0.18)"

@@ -6,23 +6,10 @@ import streamlit as st
 
 from ...contract.i18n import _
 from ...contract.job import FunctionReport, GraphInfo
+from ...reports.figures import op_types_figure
 from .. import keys
 
 DRAW_OPEN_BELOW = 40  # larger graphs start collapsed: graphviz gets slow and unreadable
-
-
-def op_types_figure(info: GraphInfo) -> go.Figure:
-    names = sorted(set(info.op_types) | set(info.op_types_optimized),
-                   key=lambda n: -info.op_types.get(n, 0))
-    figure = go.Figure([
-        go.Bar(name=_("traced ({n})").format(n=info.op_count), x=names,
-               y=[info.op_types.get(n, 0) for n in names]),
-        go.Bar(name=_("after Grappler ({n})").format(n=info.op_count_optimized), x=names,
-               y=[info.op_types_optimized.get(n, 0) for n in names]),
-    ])
-    figure.update_layout(barmode="group", title=_("Ops by type"), yaxis_title=_("ops"), height=320,
-                         margin=dict(l=40, r=10, t=50, b=40))
-    return figure
 
 
 def ops_by_line_figure(info: GraphInfo) -> go.Figure:

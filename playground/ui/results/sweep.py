@@ -1,7 +1,6 @@
 """Size sweep in the Timing tab: time per call against size, log-log, with the retrace counts."""
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import plotly.graph_objects as go
@@ -10,19 +9,10 @@ import streamlit as st
 from ...contract.i18n import _
 from ...contract.reasons import mode_name
 from ...contract.job import SweepPoint, Timing
+from ...reports.figures import log_ticks
 from .. import keys
 
 MODES = (("eager", "eager_s", "#1f77b4"), ("graph", "graph_s", "#ff7f0e"), ("xla", "xla_s", "#2ca02c"))
-
-
-def log_ticks(values: list[float]) -> list[float]:
-    """1-2-5 ticks spanning the data: plotly's own log labels ("2", "5") read as nonsense."""
-    low, high = min(values), max(values)
-    ticks, decade = [], 10.0 ** math.floor(math.log10(low))
-    while decade <= high * 10:
-        ticks += [decade * m for m in (1, 2, 5) if low / 2 <= decade * m <= high * 2]
-        decade *= 10
-    return ticks
 
 
 def new_traces(points: list[SweepPoint], attribute: str = "graph_traces") -> list[Optional[int]]:

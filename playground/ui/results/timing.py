@@ -6,12 +6,12 @@ import dataclasses
 import io
 import json
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from ...contract.i18n import N_, _
-from ...contract.job import FunctionReport, ModeTiming, Report, Timing
+from ...contract.job import FunctionReport, Report, Timing
 from ...contract.reasons import mode_name
+from ...reports.figures import distribution_figure, modes, phases_figure
 from .. import keys
 from ..options import TIMING_LABEL
 from . import sweep
@@ -20,46 +20,6 @@ ENVIRONMENT_LABELS = (("device", N_("Device")), ("cpu", "CPU"), ("cpu_count", N_
                       ("tensorflow_version", "TensorFlow"), ("python", "Python"),
                       ("onednn", "oneDNN"), ("intra_op_threads", N_("intra-op threads")),
                       ("inter_op_threads", N_("inter-op threads")))
-
-PHASES = ("trace_s", "compile_s", "run_s")
-PHASE_NAMES = {"trace_s": N_("trace"), "compile_s": N_("compile"), "run_s": N_("run")}
-
-
-def modes(timing: Timing) -> dict[str, ModeTiming]:
-    found = {"eager": timing.eager, "graph": timing.graph}
-    if timing.xla is not None:
-        found["xla"] = timing.xla
-    return found
-
-
-def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure:
-    figure, every = go.Figure(), []
-    for name, mode in modes(timing).items():
-        samples_us = [s * 1e6 for s in mode.samples_s]
-        every += samples_us
-        figure.add_trace(go.Box(y=samples_us, name=mode_name(name),
-                                boxpoints="all" if points else "outliers",
-                                jitter=0.4, pointpos=0))
-    figure.update_layout(title=_("Steady-state time per call (first call excluded)"),
-                         yaxis_title=_("µs per call"), yaxis_type="log" if log else "linear",
-                         showlegend=False, height=340, margin=dict(l=50, r=10, t=50, b=40))
-    if log and every and min(every) > 0:
-        ticks = sweep.log_ticks(every)
-        figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
-    return figure
-
-
-
-def phases_figure(timing: Timing) -> go.Figure:
-    names = list(modes(timing))
-    figure = go.Figure([go.Bar(name=_(PHASE_NAMES[phase]), x=[mode_name(n) for n in names],
-                               y=[timing.phases.get(m, {}).get(phase, 0.0) * 1000 for m in names])
-                        for phase in PHASES])
-    figure.update_layout(barmode="stack", title=_("First call: trace + compile + run"),
-                         yaxis_title=_("ms"), height=340, margin=dict(l=50, r=10, t=50, b=40))
-
-    return figure
-
 
 def samples_csv(timing: Timing) -> str:
     out = io.StringIO()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..contract.i18n import _
+from .i18n import _
 
 
 
@@ -49,6 +49,15 @@ def functions(source: str) -> list[FunctionInfo]:
                 if isinstance(item, ast.FunctionDef) and not item.name.startswith("__"):
                     add(item, f"{node.name}.", skip_self=True)
     return found
+
+
+def function_source(source: str, name: str) -> tuple[str, int]:
+    """The user's function, decorators included, found by name with ast, and its first line;
+    else the whole source from line 1."""
+    info = next((i for i in functions(source) if i.name.split(".")[-1] == name.split(".")[-1]), None)
+    if info is None:
+        return source, 1
+    return "\n".join(source.splitlines()[info.first_line - 1:info.last_line]), info.first_line
 
 
 def default_function(infos: list[FunctionInfo]) -> str:

@@ -1,0 +1,108 @@
+"""The charts and tables every front-end draws from a Report (the page, the notebook magic):
+plotly figures and plain rows, in the current language; no Streamlit here."""
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+
+from ..contract import reasons
+from ..contract.i18n import N_, _
+from ..contract.job import FunctionReport, GraphInfo, ModeTiming, Timing
+from ..contract.reasons import mode_name
+
+
+def timeline_rows(function: FunctionReport) -> list[dict]:
+    rows = []
+    for call in function.calls:
+        outcome = call.output or ""
+        if call.error:
+            handled = _(" (handled by your code)") if call.handled else ""
+            outcome = f"{call.error.type}{handled}: {call.error.message.splitlines()[-1]}"
+        rows.append({_("call"): call.index + 1, _("arguments"): call.args,
+                     _("traced"): _("traced") if call.retraced else _("reused graph"),
+                     _("reason"): reasons.text(call.reason or ""),
+                     _("traces so far"): call.tracing_count,
+                     "ms": round(call.duration_s * 1000, 2), _("result"): outcome})
+    return rows
+
+
+def tracing_figure(function: FunctionReport) -> go.Figure:
+    calls = function.calls
+    x = [c.index + 1 for c in calls]
+    y = [c.tracing_count for c in calls]
+    figure = go.Figure(go.Scatter(
+        x=x, y=y, mode="lines+markers", line_shape="hv", name=_("tracing count"),
+        marker=dict(size=[14 if c.retraced else 8 for c in calls],
+                    color=["#d62728" if c.retraced else "#1f77b4" for c in calls]),
+        text=[(reasons.text(c.reason) if c.reason else _("reused graph")) for c in calls],
+        hovertemplate=_("call %{x}: %{y} trace(s)") + "<br>%{text}<extra></extra>"))
+    figure.update_layout(title=_("Cumulative tracing count (red: this call traced)"),
+                         xaxis_title=_("call number"), yaxis_title=_("traces so far"),
+                         xaxis=dict(dtick=1), yaxis=dict(rangemode="tozero", dtick=1),
+                         height=320, margin=dict(l=40, r=10, t=50, b=40))
+    return figure
+
+
+PHASES = ("trace_s", "compile_s", "run_s")
+PHASE_NAMES = {"trace_s": N_("trace"), "compile_s": N_("compile"), "run_s": N_("run")}
+
+
+def modes(timing: Timing) -> dict[str, ModeTiming]:
+    found = {"eager": timing.eager, "graph": timing.graph}
+    if timing.xla is not None:
+        found["xla"] = timing.xla
+    return found
+
+
+def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure:
+    figure, every = go.Figure(), []
+    for name, mode in modes(timing).items():
+        samples_us = [s * 1e6 for s in mode.samples_s]
+        every += samples_us
+        figure.add_trace(go.Box(y=samples_us, name=mode_name(name),
+                                boxpoints="all" if points else "outliers",
+                                jitter=0.4, pointpos=0))
+    figure.update_layout(title=_("Steady-state time per call (first call excluded)"),
+                         yaxis_title=_("µs per call"), yaxis_type="log" if log else "linear",
+                         showlegend=False, height=340, margin=dict(l=50, r=10, t=50, b=40))
+    if log and every and min(every) > 0:
+        ticks = log_ticks(every)
+        figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+    return figure
+
+
+
+def phases_figure(timing: Timing) -> go.Figure:
+    names = list(modes(timing))
+    figure = go.Figure([go.Bar(name=_(PHASE_NAMES[phase]), x=[mode_name(n) for n in names],
+                               y=[timing.phases.get(m, {}).get(phase, 0.0) * 1000 for m in names])
+                        for phase in PHASES])
+    figure.update_layout(barmode="stack", title=_("First call: trace + compile + run"),
+                         yaxis_title=_("ms"), height=340, margin=dict(l=50, r=10, t=50, b=40))
+
+    return figure
+
+
+def log_ticks(values: list[float]) -> list[float]:
+    """1-2-5 ticks spanning the data: plotly's own log labels ("2", "5") read as nonsense."""
+    low, high = min(values), max(values)
+    ticks, decade = [], 10.0 ** math.floor(math.log10(low))
+    while decade <= high * 10:
+        ticks += [decade * m for m in (1, 2, 5) if low / 2 <= decade * m <= high * 2]
+        decade *= 10
+    return ticks
+
+
+def op_types_figure(info: GraphInfo) -> go.Figure:
+    names = sorted(set(info.op_types) | set(info.op_types_optimized),
+                   key=lambda n: -info.op_types.get(n, 0))
+    figure = go.Figure([
+        go.Bar(name=_("traced ({n})").format(n=info.op_count), x=names,
+               y=[info.op_types.get(n, 0) for n in names]),
+        go.Bar(name=_("after Grappler ({n})").format(n=info.op_count_optimized), x=names,
+               y=[info.op_types_optimized.get(n, 0) for n in names]),
+    ])
+    figure.update_layout(barmode="group", title=_("Ops by type"), yaxis_title=_("ops"), height=320,
+                         margin=dict(l=40, r=10, t=50, b=40))
+    return figure
