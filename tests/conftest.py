@@ -21,7 +21,7 @@ SLOW = {
     "test_deploy_ray", "test_export", "test_front_door_origin", "test_front_door_server",
     "test_proxy", "test_ray", "test_ray_nodes", "test_sandbox", "test_sandbox_adversarial",
     "test_sandbox_priority", "test_ui_versions", "test_versions", "test_differential",
-    "test_plain_python_state", "test_api",
+    "test_plain_python_state", "test_api", "test_jupyter_magic", "test_package",
 }
 
 

@@ -348,6 +348,23 @@ def test_the_remote_cli_needs_neither_tensorflow_nor_streamlit(server, tmp_path)
     assert "process: 1 trace(s) in 1 call(s)" in done.stdout
 
 
+def test_the_notebook_magic_sends_its_cell_to_the_server(server):
+    """%%tf_playground --server: the cell runs on the server, nothing in the kernel."""
+    from playground.jupyter import magic
+    args = magic.parse(magic.cell_parser(), f'--server {server} --token {TOKEN} --function process '
+                                            '--call "float32[3]" --call "float32[2]"')
+    namespace: dict = {}
+    view = magic.run_cell(args, RETRACING.source, namespace, number=1)
+    assert namespace == {}
+    [process] = view.report.functions
+    assert [(c.retraced, c.reason) for c in process.calls] == [
+        (True, "first call"), (True, "x: shape (3,) -> (2,)")]
+    assert view.report.sandbox is not None and view.share_url.startswith(server)
+    page = view._repr_html_()
+    assert 'class="tfp-calls"' in page and 'href="' + server in page
+    no_host_path(page)
+
+
 # -- the OpenAPI document -----------------------------------------------------------------------
 def test_the_openapi_document_is_valid_and_names_every_field(server):
     from openapi_spec_validator import validate

@@ -23,11 +23,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "cli": {"contract", "gallery", "reports", "runs", "sandbox", "engine"},  # engine: --in-process
     "ui": {"contract", "gallery", "reports", "runs", "front_door"},
     "api": {"contract", "gallery", "reports", "runs", "front_door"},
+    "jupyter": {"contract", "reports", "cli", "engine"},  # engine: the magic runs in the kernel
     "app.py": {"ui", "api", "front_door", "contract"},
 }
 # What may be imported only inside a function, never when the module loads: the package stays
 # importable on the other side of the boundary.
-LAZY_ONLY: dict[str, set[str]] = {"sandbox": {"engine"}, "cli": {"engine"}}
+LAZY_ONLY: dict[str, set[str]] = {"sandbox": {"engine"}, "cli": {"engine"},
+                                  "jupyter": {"engine"}}
 # Third-party packages that cross the boundary: never imported by these, not even lazily.
 NEVER: dict[str, set[str]] = {
     "ui": {"tensorflow", "engine"}, "front_door": {"tensorflow", "engine"},
@@ -35,6 +37,7 @@ NEVER: dict[str, set[str]] = {
     "gallery": {"tensorflow", "streamlit"}, "engine": {"streamlit", "ui", "front_door"},
     "sandbox": {"streamlit", "ui", "front_door"}, "cli": {"streamlit", "ui", "api"},
     "api": {"tensorflow", "engine", "streamlit", "ui"},
+    "jupyter": {"tensorflow", "streamlit", "ui", "api", "runs", "sandbox"},
     "app.py": {"tensorflow", "engine"},
 }
 # contract.seeded imports TF inside the function the engine calls (and a notebook embeds).

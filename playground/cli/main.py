@@ -42,6 +42,41 @@ def cli_language(argv: Sequence[str], environ: Optional[dict] = None) -> str:
     return i18n.choose(known.lang, i18n.from_environment(os.environ if environ is None else environ))
 
 
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The flags of one run, shared by `analyze` and the notebook magic (%%tf_playground)."""
+    parser.add_argument("--function", metavar="ENTRY",
+                        help=_("function name or expression such as Counter().increment; "
+                               "omit to run the file as a script"))
+    parser.add_argument("--call", action="append", default=[], metavar="ARGS",
+                        help=_('one call, e.g. "float32[2,3], n=2"; repeat for a sequence'))
+    parser.add_argument("--signature", metavar="SPECS",
+                        help=_('input_signature, e.g. "float32[None,28,28,1], int32[None]"'))
+    parser.add_argument("--reduce-retracing", "--experimental-relax-shapes",
+                        action="store_true", dest="reduce_retracing",
+                        help=_("tf.function(reduce_retracing=True), formerly "
+                               "experimental_relax_shapes"))
+    parser.add_argument("--jit-compile", action="store_true", help=_("XLA: jit_compile=True"))
+    parser.add_argument("--timing", action="store_true", help=_("time eager vs graph vs XLA"))
+    parser.add_argument("--timing-budget", type=float, default=2.0, metavar="SECONDS",
+                        help=_("seconds of measurement per function (default 2)"))
+    parser.add_argument("--sweep", metavar="ARG[DIM]=SIZES",
+                        help=_('with --timing: time the last call at each size, e.g. '
+                               '"x[0]=16,64,256"'))
+    parser.add_argument("--compare", metavar="SPEC",
+                        help=_('run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
+                               'jit_compile or "signature=float32[None]"; shows both and what '
+                               'differs'))
+    parser.add_argument("--tf", metavar="VERSION", default="",
+                        help=_("run on this installed TensorFlow version (see `versions`)"))
+    parser.add_argument("--server", metavar="URL",
+                        help=_("run on a hosted playground (its HTTP API) instead of a local "
+                               "sandbox, e.g. https://play.example.org; needs neither "
+                               "TensorFlow nor bubblewrap here"))
+    parser.add_argument("--token", metavar="TOKEN", default=os.environ.get("PLAYGROUND_API_TOKEN", ""),
+                        help=_("with --server: the API token the operator gave you "
+                               "(default: PLAYGROUND_API_TOKEN)"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     lang = [language_parser()]
     parser = argparse.ArgumentParser(prog="python -m playground",
@@ -50,28 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze = commands.add_parser("analyze", parents=lang,
                                   help=_("trace, convert and inspect a function"))
     analyze.add_argument("source", help=_("a .py file, or - for stdin"))
-    analyze.add_argument("--function", metavar="ENTRY",
-                         help=_("function name or expression such as Counter().increment; "
-                                "omit to run the file as a script"))
-    analyze.add_argument("--call", action="append", default=[], metavar="ARGS",
-                         help=_('one call, e.g. "float32[2,3], n=2"; repeat for a sequence'))
-    analyze.add_argument("--signature", metavar="SPECS",
-                         help=_('input_signature, e.g. "float32[None,28,28,1], int32[None]"'))
-    analyze.add_argument("--reduce-retracing", "--experimental-relax-shapes",
-                         action="store_true", dest="reduce_retracing",
-                         help=_("tf.function(reduce_retracing=True), formerly "
-                                "experimental_relax_shapes"))
-    analyze.add_argument("--jit-compile", action="store_true", help=_("XLA: jit_compile=True"))
-    analyze.add_argument("--timing", action="store_true", help=_("time eager vs graph vs XLA"))
-    analyze.add_argument("--timing-budget", type=float, default=2.0, metavar="SECONDS",
-                         help=_("seconds of measurement per function (default 2)"))
-    analyze.add_argument("--sweep", metavar="ARG[DIM]=SIZES",
-                         help=_('with --timing: time the last call at each size, e.g. '
-                                '"x[0]=16,64,256"'))
-    analyze.add_argument("--compare", metavar="SPEC",
-                         help=_('run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
-                                'jit_compile or "signature=float32[None]"; shows both and what '
-                                'differs'))
+    add_run_options(analyze)
     analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     analyze.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                          help=_("wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)"))
@@ -79,16 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help=_("save the entry function as a SavedModel in DIR (with a "
                                 "TensorBoard graph log in DIR/tensorboard), verified by reloading "
                                 "it in a fresh worker"))
-    analyze.add_argument("--tf", metavar="VERSION", default="",
-                         help=_("run on this installed TensorFlow version (see `versions`)"))
     analyze.add_argument("--json", action="store_true", help=_("print one JSON object"))
-    analyze.add_argument("--server", metavar="URL",
-                         help=_("run on a hosted playground (its HTTP API) instead of a local "
-                                "sandbox, e.g. https://play.example.org; needs neither "
-                                "TensorFlow nor bubblewrap here"))
-    analyze.add_argument("--token", metavar="TOKEN", default=os.environ.get("PLAYGROUND_API_TOKEN", ""),
-                         help=_("with --server: the API token the operator gave you "
-                                "(default: PLAYGROUND_API_TOKEN)"))
     analyze.add_argument("--in-process", action="store_true",
                          help=_("run without the sandbox (trusted code only; for debugging)"))
     example = commands.add_parser("example", parents=lang,
@@ -108,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        return run(argv)
+    except BrokenPipeError:  # `... | head` stopped reading: stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return REPORT_ERROR
+
+
+def run(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     language = i18n.use(cli_language(argv))
     args = build_parser().parse_args(argv)
@@ -170,15 +183,21 @@ def run_remote(args: argparse.Namespace, language: str) -> int:
     return 0 if report.status == "ok" else REPORT_ERROR
 
 
-def request_from_args(args: argparse.Namespace) -> JobRequest:
-    """The analyze flags as a request (the HTTP API's body has the same fields)."""
-    return JobRequest(source=read_source(args.source), function=args.function,
-                      calls=tuple(args.call), signature=args.signature,
-                      reduce_retracing=args.reduce_retracing, jit_compile=args.jit_compile,
-                      timing=args.timing, timing_budget_s=args.timing_budget, sweep=args.sweep,
-                      device=args.device, timeout_s=args.timeout, tf_version=args.tf,
-                      compare=args.compare,
-                      filename="<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1])
+def request_from_args(args: argparse.Namespace, source: Optional[str] = None,
+                      filename: str = "") -> JobRequest:
+    """The run's flags as a request (the HTTP API's body has the same fields); the source is the
+    file the flags name unless a front-end without one (the notebook magic) gives its own."""
+    if source is None:
+        source = read_source(args.source)
+        filename = "<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1]
+    options = vars(args)          # --device and --timeout are analyze's own
+    return JobRequest(source=source, function=args.function, calls=tuple(args.call),
+                      signature=args.signature, reduce_retracing=args.reduce_retracing,
+                      jit_compile=args.jit_compile, timing=args.timing,
+                      timing_budget_s=args.timing_budget, sweep=args.sweep,
+                      device=options.get("device", "auto"), timeout_s=options.get("timeout"),
+                      tf_version=args.tf, compare=args.compare,
+                      filename=filename or JobRequest.filename)
 
 
 def job_from_args(args: argparse.Namespace, config: Settings) -> Job:

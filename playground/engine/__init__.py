@@ -11,6 +11,7 @@ import inspect
 import os
 import time
 import traceback
+from contextlib import nullcontext
 from typing import Any, Callable, Optional
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep C++ info lines out of user output
@@ -32,8 +33,11 @@ from .values import make_args
 RESOURCE_ERRORS = (MemoryError, tf.errors.ResourceExhaustedError)
 
 
-def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
-    """Runs the job in this process. Callers that run untrusted code go through the sandbox."""
+def analyze(job: Job, emit: Optional[Emit] = None, namespace: Optional[dict] = None) -> Report:
+    """Runs the job in this process. Callers that run untrusted code go through the sandbox.
+
+    `namespace`: the globals the source runs in, and keeps what it defines (a notebook's, for
+    the %%tf_playground magic); by default a fresh module run as __main__, as `python file.py`."""
     emit = emit or (lambda event: None)
     started = time.perf_counter()
     i18n.use(job.language)   # the report's sentences (pitfalls, notes) in the job's language
@@ -56,12 +60,13 @@ def analyze(job: Job, emit: Optional[Emit] = None) -> Report:
                 script_env.recursion_limit_restored(), \
                 script_env.retracing_warnings() as retrace_log:
             code = compile_source(job.source, job.filename)                  # 1. load the source
-            module = new_module(job.filename, job.source)
+            module = new_module(job.filename, job.source) if namespace is None else None
+            scope = module.__dict__ if module is not None else namespace
             if job.function is None:
-                run.script_mode(code, module)                                 # 2-4, script mode
+                run.script_mode(code, module, scope)                          # 2-4, script mode
             else:
-                run.exec_module(code, module.__dict__)
-                target, run.owner = resolve(job.function, module.__dict__)    # 2. resolve the entry
+                run.exec_module(code, scope)
+                target, run.owner = resolve(job.function, scope)              # 2. resolve the entry
                 run.entry_mode(target, calls, signature)                      # 3-4. wrap and call
             run.stdout = capture.text()
             reports = [run.function_report(t, retrace_log) for t in run.tracked]  # 5-7
@@ -118,21 +123,22 @@ class _Run:
             self.error = error_info(e, self.job.filename)
             raise _Stop() from e
 
-    def script_mode(self, code: Any, module: Any) -> None:
-        """Runs the file as `python file.py` would, recording its tf.functions through TF's own
-        Function class (observe.py). The outcome is the script's: a call that raised and was
-        caught is recorded as handled, not as a failed run."""
+    def script_mode(self, code: Any, module: Any, scope: dict) -> None:
+        """Runs the file as `python file.py` would (as __main__, when it is a module of its own),
+        recording its tf.functions through TF's own Function class (observe.py). The outcome is
+        the script's: a call that raised and was caught is recorded as handled, not as a failed
+        run."""
         overrides = {k: True for k in ("reduce_retracing", "jit_compile") if getattr(self.job, k)}
         observer = observe.Observer(self.make_tracked, self.job.filename, overrides)
         escaped: Optional[BaseException] = None
         try:
-            with observe.observing(observer), as_main(module):
-                self.exec_module(code, module.__dict__)
+            with observe.observing(observer), (as_main(module) if module else nullcontext()):
+                self.exec_module(code, scope)
         except _Stop as stop:
             escaped = stop.__cause__
         finally:
             self.tracked = observer.reported()
-            self.global_names = observer.global_names(module.__dict__)
+            self.global_names = observer.global_names(scope)
             unhandled = observe.escaped_call(escaped)
             for tracked in self.tracked:
                 tracked.mark_handled(unhandled[1] if unhandled and unhandled[0] is tracked

@@ -7,6 +7,7 @@ several functions) need no nesting of redirections.
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import sys
 import tempfile
@@ -49,10 +50,17 @@ class OutputCapture:
         streams = sys.stdout, sys.stderr
         sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
         sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+        # Log handlers made earlier hold the old stream objects (TF's warnings write through
+        # one): where those are not fds 1 and 2 (a notebook's), they follow the swap.
+        moved = _stream_handlers(streams)
+        for handler, stream in moved:
+            handler.setStream(sys.stdout if stream is streams[0] else sys.stderr)
         try:
             yield self
         finally:
             _flush()
+            for handler, stream in moved:
+                handler.setStream(stream)
             sys.stdout, sys.stderr = streams
             os.dup2(self._saved[0], 1)
             os.dup2(self._saved[1], 2)
@@ -61,6 +69,16 @@ class OutputCapture:
 
     def close(self) -> None:
         self._file.close()
+
+
+def _stream_handlers(streams: tuple) -> list[tuple[logging.StreamHandler, object]]:
+    """Every logging handler writing to one of `streams`, with that stream."""
+    loggers = [logging.getLogger()] + [logger for logger in
+                                       list(logging.Logger.manager.loggerDict.values())
+                                       if isinstance(logger, logging.Logger)]
+    return [(handler, handler.stream) for logger in loggers for handler in logger.handlers
+            if isinstance(handler, logging.StreamHandler) and
+            any(handler.stream is stream for stream in streams)]
 
 
 _LIBC = ctypes.CDLL(None)

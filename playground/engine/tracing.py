@@ -135,23 +135,8 @@ class TrackedFunction:
     def _reason(self, args: list, kwargs: dict) -> str:
         earlier = list(self.traces)
         new = self._refresh_traces()
-        traced = _constraints(new[-1]) if new else {}
-        if not earlier:
-            return "first call"
-        observed = self._observed(args, kwargs) or traced
-        best: Optional[list[str]] = None
-        for cf in reversed(earlier):  # on a tie, the most recent trace is the closest
-            old = _constraints(cf)
-            diffs = [_describe(name, old[name], t, traced.get(name))
-                     for name, t in observed.items()
-                     if name in old and not _fits(t, old[name])]
-            diffs += [f"{name}: new argument" for name in observed if name not in old]
-            if best is None or _weight(diffs) < _weight(best):
-                best = diffs
-        if best:
-            return "; ".join(best)
-        return ("no argument changed: TF traced again for another reason "
-                "(e.g. a variable was created on the first trace, or a captured value changed)")
+        traced = constraints(new[-1]) if new else {}
+        return why_traced(earlier, self._observed(args, kwargs) or traced, traced)
 
     def _observed(self, args: list, kwargs: dict) -> dict[str, Any]:
         try:
@@ -174,12 +159,33 @@ class _Pending:
     started: float
 
 
+def why_traced(earlier: list[Any], observed: dict[str, Any], traced: dict[str, Any]) -> str:
+    """Why a call traced: what changed against the closest earlier trace (each an argument's
+    dtype, shape, Python value or kind). `observed` holds the call's types by parameter name,
+    `traced` those of the trace it made (they differ where reduce_retracing generalised)."""
+    if not earlier:
+        return "first call"
+    best: Optional[list[str]] = None
+    for cf in reversed(earlier):  # on a tie, the most recent trace is the closest
+        old = constraints(cf)
+        diffs = [_describe(name, old[name], t, traced.get(name))
+                 for name, t in observed.items()
+                 if name in old and not _fits(t, old[name])]
+        diffs += [f"{name}: new argument" for name in observed if name not in old]
+        if best is None or _weight(diffs) < _weight(best):
+            best = diffs
+    if best:
+        return "; ".join(best)
+    return ("no argument changed: TF traced again for another reason "
+            "(e.g. a variable was created on the first trace, or a captured value changed)")
+
+
 def _weight(diffs: list[str]) -> int:
     """How far a trace is from the call: each changed dtype, shape or value counts once."""
     return sum(len(d.split("; ")) for d in diffs)
 
 
-def _constraints(cf: Any) -> dict[str, Any]:
+def constraints(cf: Any) -> dict[str, Any]:
     return {name: p.type_constraint for name, p in compat.parameters(cf).items()}
 
 

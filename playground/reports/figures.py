@@ -55,6 +55,19 @@ def modes(timing: Timing) -> dict[str, ModeTiming]:
     return found
 
 
+def mode_rows(timing: Timing, device: str) -> list[dict]:
+    rows = [{_("mode"): mode_name(n), _("device"): device,
+             _("median µs"): round(m.median_s * 1e6, 2),
+             _("IQR µs"): round(m.iqr_s * 1e6, 2),
+             _("first call ms"): round(m.first_call_s * 1000, 3),
+             _("samples"): len(m.samples_s), _("noisy"): m.noisy} for n, m in modes(timing).items()]
+    if any(m.peak_memory_bytes is not None for m in modes(timing).values()):
+        for row, m in zip(rows, modes(timing).values()):  # GPU only: get_memory_info's peak
+            row[_("peak GPU memory MiB")] = (None if m.peak_memory_bytes is None
+                                          else round(m.peak_memory_bytes / 2**20, 2))
+    return rows
+
+
 def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure:
     figure, every = go.Figure(), []
     for name, mode in modes(timing).items():

@@ -11,7 +11,7 @@ import streamlit as st
 from ...contract.i18n import N_, _
 from ...contract.job import FunctionReport, Report, Timing
 from ...contract.reasons import mode_name
-from ...reports.figures import distribution_figure, modes, phases_figure
+from ...reports.figures import distribution_figure, mode_rows, modes, phases_figure
 from .. import keys
 from ..options import TIMING_LABEL
 from . import sweep
@@ -73,19 +73,6 @@ def samples_json(report: Report, timing: Timing) -> str:
                                  for n, m in modes(timing).items()},
                        "sweep": [dataclasses.asdict(p) for p in timing.sweep],
                        "sweep_label": timing.sweep_label}, indent=1)
-
-
-def mode_rows(timing: Timing, device: str) -> list[dict]:
-    rows = [{_("mode"): mode_name(n), _("device"): device,
- _("median µs"): round(m.median_s * 1e6, 2),
-             _("IQR µs"): round(m.iqr_s * 1e6, 2),
-             _("first call ms"): round(m.first_call_s * 1000, 3),
-             _("samples"): len(m.samples_s), _("noisy"): m.noisy} for n, m in modes(timing).items()]
-    if any(m.peak_memory_bytes is not None for m in modes(timing).values()):
-        for row, m in zip(rows, modes(timing).values()):  # GPU only: get_memory_info's peak
-            row[_("peak GPU memory MiB")] = (None if m.peak_memory_bytes is None
-                                          else round(m.peak_memory_bytes / 2**20, 2))
-    return rows
 
 
 def range_text(timing: Timing, mode: str) -> str:
