@@ -75,6 +75,9 @@ CELLS: list[tuple[str, str, list[str]]] = [
     ("retracing", "%%tf_playground\n" + RETRACING, []),
     ("entry", '%%tf_playground --function offset --call "float32[3]" --call "float32[4]" '
               "--reduce-retracing --lang zh\n" + ENTRY, []),
+    ("compare", '%%tf_playground --compare "signature=float32[None]" --function offset '
+                '--call "float32[3]" --call "float32[4]"\n' + ENTRY, []),
+    ("compare-tf", "%%tf_playground --compare tf=2.15.1\n" + ENTRY, ["raises-exception"]),
     ("plain", PLAIN, []),
     ("kernel", KERNEL_STATE, []),
     ("explain", "%tf_playground_explain scale", []),
@@ -185,6 +188,17 @@ def test_entry_mode_runs_the_plan_in_the_chosen_language(outputs) -> None:
     assert "reduce_retracing" in offset["calls"][1]["reason"]
     text = next(o["data"]["text/plain"] for o in outputs["entry"] if REPORT_MIME in o.get("data", {}))
     assert "原因" in text                                          # --lang zh
+
+
+def test_compare_runs_both_sides_in_the_kernel(outputs) -> None:
+    sides = data(outputs["compare"])["compare"]
+    assert [sides[side]["functions"][0]["tracing_count"] for side in ("a", "b")] == [2, 1]
+    assert any(d["kind"] == "tracing_count" for d in sides["differences"]), sides["differences"]
+
+
+def test_comparing_versions_needs_a_server(outputs) -> None:
+    errors = "".join(o["text"] for o in outputs["compare-tf"] if o.get("name") == "stderr")
+    assert "UsageError: --compare tf=2.15.1" in errors and "--server URL" in errors
 
 
 def test_a_plain_cell_afterwards_traces_as_in_a_fresh_python(outputs, tmp_path) -> None:
