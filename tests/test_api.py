@@ -143,6 +143,15 @@ def test_a_run_answers_with_the_report_and_a_link_that_opens_it_in_the_page(serv
     no_host_path(answer.text)
 
 
+def test_behind_the_tls_proxy_the_link_keeps_the_visitors_scheme(server):
+    """nginx terminates TLS and says so in X-Forwarded-Proto (deploy/proxy); this server trusts
+    the proxy's headers because it names a client IP header."""
+    answer = analyze(server, JobRequest(source="x = 1\n"), "198.51.100.14",
+                     headers={"X-Forwarded-Proto": "https"})
+    assert answer.status == 200, answer.body
+    assert answer.body["share_url"].startswith("https://" + server.split("://", 1)[1] + "/?")
+
+
 def test_a_script_runs_as_in_script_mode(server):
     source = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x + 1\n\n" \
              "print(f(tf.constant(1)).numpy())\nprint(f(tf.constant(2.0)).numpy())\n"

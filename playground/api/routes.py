@@ -223,7 +223,7 @@ async def analyze(request: Request) -> Response:
             job, spec, job_b = plan(asked, settings)
         except Refusal as refusal:
             return refusal.response()
-    url = share_link.of_request(str(request.base_url).rstrip("/") + "/",
+    url = share_link.of_request(public_base(request, settings),
                                 **{**_link_fields(asked), "language": job.language})
     language = job.language
     if NDJSON in request.headers.get("accept", ""):
@@ -235,6 +235,16 @@ async def analyze(request: Request) -> Response:
         with i18n.using(language):
             return refusal_of(error).response()
     return JSONResponse({**result, "share_url": url})
+
+
+def public_base(request: Request, settings: Settings) -> str:
+    """The page's address as the visitor sees it. Behind the proxy this server trusts (it names
+    a client IP header), the proxy terminates TLS: its X-Forwarded-Proto gives the scheme."""
+    base = str(request.base_url).rstrip("/") + "/"
+    forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    if settings.client_ip_header and forwarded in ("http", "https"):
+        base = forwarded + base[base.index(":"):]
+    return base
 
 
 async def _stream(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job],
