@@ -85,6 +85,14 @@ def run_and_wait(page, number: int = 1) -> None:  # type: ignore[no-untyped-def]
     wait_idle(page)
 
 
+def open_options(page) -> None:  # type: ignore[no-untyped-def]
+    """Opens the options panel, which stays folded while every setting is TensorFlow's default."""
+    panel = page.locator(".st-key-options_panel details")
+    if panel.get_attribute("open") is None:
+        page.locator(".st-key-options_panel summary").click()
+        page.wait_for_timeout(200)
+
+
 def result_caption(page, number: int = 1) -> str:  # type: ignore[no-untyped-def]
     return page.get_by_text(re.compile(rf"^Run {number} · TensorFlow")).inner_text()
 

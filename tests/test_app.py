@@ -39,6 +39,12 @@ def tab(at: AppTest, label: str):
     return next(t for t in at.tabs if t.label == label)
 
 
+def code_panes(at: AppTest) -> str:
+    """The Code tab's line map, which it draws below both columns at the page's full width."""
+    tab(at, "Converted code")
+    return next(h.value for h in at.html if 'class="lm-pane lm-source"' in h.value)
+
+
 def plotly_specs(element) -> list[dict]:
     return [json.loads(e.proto.spec) for e in element.get("plotly_chart")]
 
@@ -270,7 +276,8 @@ def test_converted_code_shows_the_whole_original_function(app: AppTest) -> None:
     app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
     app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
     app.button(key=keys.RUN).click().run()
-    panes = tab(app, "Converted code").html[0].value
+    panes = code_panes(app)
+    assert "lm-wide" in panes
     source = panes.split('class="lm-pane lm-converted"')[0]
     function = SQUARE["source"].split("\n", 2)[2].rstrip().splitlines()   # decorator to return
     rows = re.findall(r'<span class="lm-num">(\d+)</span>(.*?)</div>', source)
@@ -286,7 +293,7 @@ def test_picking_a_source_line_lights_up_its_converted_lines(app: AppTest) -> No
     loop = next(n for n, text in enumerate(SQUARE["source"].splitlines(), 1) if "for _ in" in text)
     tab(app, "Converted code")
     app.selectbox(key=keys.CODE_LINE).set_value(loop).run()
-    panes = tab(app, "Converted code").html[0].value
+    panes = code_panes(app)
     converted = panes.split('class="lm-pane lm-converted"')[1]
     lit = [html.unescape(t) for t in re.findall(
         r'<div class="lm-row lm-s\d+ lm-selected"[^>]*><span class="lm-num">\d+</span>(.*?)</div>',

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, run_and_wait,
-                             traces_value, wait_idle)
+from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
+                             open_options, run_and_wait, traces_value, wait_idle)
 from browser_support import page, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
@@ -128,6 +128,7 @@ def test_timing_and_problems_tabs(page, server) -> None:
     page.goto(f"{server}/?example=retracing")
     wait_idle(page)
     expect_editor_text(page, "def process")
+    open_options(page)
     page.locator(".st-key-timing label").click()
     wait_idle(page)
     page.locator(".st-key-sweep input").fill("x[0]=16,256,4096")
@@ -248,3 +249,32 @@ def test_open_a_notebook_into_the_editor_and_download_the_run_as_one(page, serve
     sources = ["".join(c["source"]) for c in notebook["cells"]]
     assert any("experimental_get_tracing_count" in s for s in sources)
     assert any("def twice" in s for s in sources)
+
+
+# A line of exactly 80 characters: what a code pane must show whole at 1400 px (issue 27).
+LONG_LINE = "    return tf.reduce_sum(x * 2.0) + tf.reduce_max(x)  # 80 characters, all shown"
+
+
+def test_run_is_on_the_first_screen_and_the_code_gets_the_pages_width(server) -> None:
+    """At 1400x900: Run without scrolling, the source pane of the code view shows an
+    80-character line unclipped, and a Run keeps the editor's iframe (it is not re-created)."""
+    from playground.contract import share_link
+    assert len(LONG_LINE) == 80
+    source = f"import tensorflow as tf\n\n@tf.function\ndef wide(x):\n{LONG_LINE}\n"
+    link = share_link.url(server + "/", share_link.input_params(
+        source=source, function="wide", calls="float32[3]", signature="", sweep="",
+        reduce_retracing=False, jit_compile=False, timing=False, timing_budget_s=2.0))
+    with chromium_page(1400, 900) as page:
+        page.goto(link)
+        wait_idle(page)
+        run = page.locator(".st-key-run button").bounding_box()
+        assert run is not None and run["y"] >= 0 and run["y"] + run["height"] <= 900, run
+        frame = page.locator(EDITOR_FRAME).element_handle()
+        run_and_wait(page)
+        assert frame.evaluate("element => element.isConnected")
+        pane = page.locator(".lm-wide .lm-source")
+        expect(pane).to_be_visible()
+        assert LONG_LINE.strip() in pane.inner_text()
+        scroll, client = pane.evaluate("element => [element.scrollWidth, element.clientWidth]")
+        assert scroll == client, (scroll, client)
+        page.screenshot(path=str(SHOTS / "first-screen-1400x900.png"))

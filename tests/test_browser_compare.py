@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from browser_support import CHROMIUM, SHOTS, run_and_wait, wait_idle
+from browser_support import CHROMIUM, SHOTS, open_options, run_and_wait, wait_idle
 from browser_support import page, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
@@ -24,6 +24,7 @@ def metric_values(page, label: str):
 def test_compare_reduce_retracing_side_by_side(page, server) -> None:
     page.goto(f"{server}/?example=many-shapes")
     wait_idle(page)
+    open_options(page)
     page.locator(".st-key-compare label").click()
     kind = page.locator(".st-key-compare_kind").get_by_role("combobox")
     expect(kind).to_have_value(re.compile("^reduce_retracing"))

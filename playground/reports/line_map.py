@@ -32,9 +32,11 @@ def _row(number: int, text: str, source_line: Optional[int], colour: str, select
 
 
 def panes(source: str, first_line: int, converted: str, code_lines: Sequence[CodeLine],
-          selected: Optional[int] = None) -> str:
+          selected: Optional[int] = None, wide: bool = False) -> str:
     """HTML of both panes. `source` is the user's function starting at `first_line` of their
-    file; `selected` is a source line to light up with every converted line it made."""
+    file; `selected` is a source line to light up with every converted line it made. `wide`:
+    the page's full width, where the source pane takes its lines' own width (up to 60%) and the
+    converted code the rest."""
     palette = colours(code_lines)
     origin = {c.line: c.source_line for c in code_lines}
     left = [_row(first_line + i, text, first_line + i, palette.get(first_line + i, ""),
@@ -46,7 +48,7 @@ def panes(source: str, first_line: int, converted: str, code_lines: Sequence[Cod
                     f"outline-offset:-2px}}" for n in palette)
     dim = ".lm.lm-has-selection .lm-row:not(.lm-selected){opacity:.45}" if selected else ""
     return (f"<style>{_CSS}{hover}{dim}</style>"
-            f'<div class="lm{" lm-has-selection" if selected else ""}">'
+            f'<div class="lm{" lm-has-selection" if selected else ""}{" lm-wide" if wide else ""}">'
             f'<div class="lm-pane lm-source">{"".join(left)}</div>'
             f'<div class="lm-pane lm-converted">{"".join(right)}</div></div>')
 
@@ -56,6 +58,7 @@ _CSS = (".lm{display:flex;gap:12px;align-items:flex-start}"
         ".lm-pane{overflow-x:auto;border:1px solid #ddd;border-radius:6px;padding:6px 0;"
         "font-family:'Source Code Pro',ui-monospace,monospace;font-size:.8rem;line-height:1.45}"
         ".lm-source{flex:2;min-width:0}.lm-converted{flex:3;min-width:0}"
+        ".lm-wide .lm-source{flex:0 0 auto;max-width:60%}.lm-wide .lm-converted{flex:1 1 0}"
         ".lm-row{white-space:pre;padding:0 8px;width:max-content;min-width:100%;"
         "box-sizing:border-box}"
         ".lm-num{display:inline-block;width:2.6em;color:#999;user-select:none}"

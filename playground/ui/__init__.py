@@ -28,7 +28,8 @@ def main() -> None:
     settings = Settings.from_env()
     configure_logging()
     language.apply()   # first: every text below is drawn in this session's language
-    st.set_page_config(page_title=_("tf.function playground"))   # the browser tab's title too
+    # Wide: code wants Compiler Explorer's room (an 80-character line whole beside AutoGraph's).
+    st.set_page_config(page_title=_("tf.function playground"), layout="wide")
 
     state.init()
     editor.keep_source()
@@ -43,25 +44,28 @@ def main() -> None:
                  "traces, converted code, graphs, timings and pitfalls."))
     stage = presenter.stage()   # presenter mode: a header, big results, the inputs folded away
     inputs, outputs = (stage.inputs, stage.results) if stage else st.columns([5, 6], gap="large")
+    wide = st.container()   # below both columns: the code view, at the page's full width
     with inputs:
-        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        c1, c2, c3 = st.columns([5, 3, 2], vertical_alignment="bottom")
         with c1:
             editor.gallery_picker()
         with c2:
             share_button()
+        run_bar = c3.container()   # Run on the first screen; drawn last, once every input is read
+        run_status = st.container()                 # its live status, the row's full width
         editor.gallery_panel()
-        claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
         infos, draw_editor = editor.source_editor(settings)
         plan.show_error(keys.SOURCE)
-        editor.file_opener(settings)
         info = editor.function_picker(infos)
         plan.argument_builder(info)
         plan.plan_text()
-        options.options(settings.max_timing_budget_s)
-        options.tf_version_picker(settings)
-        compare_inputs.inputs()
-    with stage.run_area if stage else inputs:
-        run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)))
+        options.panel(lambda: (options.options(settings.max_timing_budget_s),
+                               options.tf_version_picker(settings), compare_inputs.inputs()))
+        editor.file_opener(settings)
+        claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
+    with stage.run_area if stage else run_bar:
+        run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)),
+                       status=None if stage else run_status)
     with outputs:
         if st.session_state.get(keys.RUN_ERROR):
             st.error(st.session_state[keys.RUN_ERROR])
@@ -70,7 +74,7 @@ def main() -> None:
             st.info(_("Press **Run** to trace the function with the call plan."))
 
         else:
-            results.render(result)
+            results.render(result, wide=None if stage else wide)
     if stage:
         stage.finish()
     draw_editor()   # last: its gutter marks the report this run may just have made

@@ -56,6 +56,7 @@ GRAPH_LINE = "graph_line"       # the source line whose ops the Graph tab lists
 OPS_BY_LINE_CHART = "ops_by_line_chart"
 CLAIMS_TABLE = "claims_table"   # the gallery's claims x versions table
 CLAIMS_PANEL = "claims_panel"   # its expander, open or closed
+OPTIONS_PANEL = "options_panel"  # the options' expander
 
 # Session state that is not a widget
 INITIALISED = "_initialised"

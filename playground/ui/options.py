@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 import streamlit as st
 
@@ -19,6 +20,30 @@ TIMING_LABEL = N_("Time eager vs graph vs XLA")   # named again by the Timing ta
 def gpu_present() -> bool:
     # Checked without TF: the device nodes exist only on a machine with an NVIDIA GPU.
     return os.path.exists("/dev/nvidia0")
+
+
+# (key, default, label) of each setting the panel's title names while it is not the default.
+SETTINGS = ((keys.SIGNATURE, "", "input_signature"), (keys.REDUCE_RETRACING, False, "reduce_retracing"),
+            (keys.JIT_COMPILE, False, "XLA"), (keys.TIMING, False, N_("timing")),
+            (keys.EXPORT, False, N_("export")), (keys.TF_VERSION, "", "TensorFlow"),
+            (keys.COMPARE, False, N_("compare")))
+
+
+def chosen() -> list[str]:
+    return [_(label) for key, default, label in SETTINGS
+            if (st.session_state.get(key) or default) != default]
+
+
+def panel(draw: Callable[[], None]) -> None:
+    """The run's options in one collapsible panel below the plan, so the code and Run keep the
+    first screen; its title names the settings that differ from TensorFlow's defaults, and it
+    opens by itself when one does (a share link) or when one of its fields has an error."""
+    errors = set(st.session_state.get(keys.FIELD_ERRORS, {})) & {keys.SIGNATURE, keys.TIMING_BUDGET,
+                                                              keys.SWEEP, keys.COMPARE_SIGNATURE}
+    names = chosen()
+    title = _("Options") + (": " + ", ".join(names) if names else "")
+    with st.expander(title, expanded=bool(names or errors), key=keys.OPTIONS_PANEL):
+        draw()
 
 
 def options(max_budget_s: float) -> None:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from typing import Optional
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from .. import gallery
 from ..contract import i18n, reasons
@@ -178,11 +180,18 @@ def _session_id() -> str:
         return "unknown"
 
 
-def run_button(settings: Settings, requested: bool = False) -> None:
+def run_button(settings: Settings, requested: bool = False,
+               status: Optional[DeltaGenerator] = None) -> None:
     """Draws the button; on a click (or `requested`: Ctrl+Enter in the editor), runs the job and
-    stores the Result (or the error)."""
+    stores the Result (or the error). The run's live status goes to `status` (default: under
+    the button)."""
     if not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch") and not requested:
         return
+    with status if status is not None else nullcontext():
+        _run(settings)
+
+
+def _run(settings: Settings) -> None:
     values = state.current_values()
     errors = plan.validate(values, max_calls=settings.max_calls,
                            max_source_bytes=settings.max_source_bytes,

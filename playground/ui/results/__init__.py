@@ -1,7 +1,10 @@
 """The results area: the summary line, the claim checks and one tab per view of the report."""
 from __future__ import annotations
 
+from typing import Optional
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ... import gallery
 from ...contract import i18n
@@ -132,7 +135,9 @@ def keep_open_tab(names: list[str], labels: list[str]) -> None:
             return
 
 
-def render(result: Result) -> None:
+def render(result: Result, wide: Optional[DeltaGenerator] = None) -> None:
+    """The results column; `wide`: a container at the page's full width, below both columns,
+    where the Code tab draws the source beside its converted code."""
     report = result.report
     if result.comparison is not None:   # compare mode: both sides, side by side
         compare.render(result)
@@ -142,7 +147,7 @@ def render(result: Result) -> None:
     notebook_download(result)
     claim_checks(result)
     function = pick_function(report)
-    views = [lambda: code.render(result, function), lambda: traces.render(function),
+    views = [lambda: code.render(result, function, wide), lambda: traces.render(function),
              lambda: timing.render(report, function), lambda: graph.render(function, result.job.source),
              lambda: console.render(report, function), lambda: problems.render(result)]
     names = list(TABS)

@@ -2,7 +2,11 @@
 lit up on hover or by picking a line), and a diff of what really changed."""
 from __future__ import annotations
 
+from contextlib import nullcontext
+from typing import Optional
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ...contract import i18n
 from ...contract.i18n import _
@@ -21,7 +25,8 @@ def line_choices(source: str, first_line: int, function: FunctionReport) -> list
     return [0] + sorted(n for n in mapped if first_line <= n <= last)
 
 
-def render(result: Result, function: FunctionReport | None) -> None:
+def render(result: Result, function: FunctionReport | None,
+           wide: Optional[DeltaGenerator] = None) -> None:
     if function is None:
         st.info(_("No function was analysed: see the Problems tab."))
         return
@@ -38,10 +43,15 @@ def render(result: Result, function: FunctionReport | None) -> None:
             line_choices(original, first_line, function), key=keys.CODE_LINE,
             format_func=i18n.bound(lambda n: _("(hover a line to see its partners)") if not n else
                                    f"{n}: {lines[n - first_line].strip()[:70]}"))
-    st.markdown(_("**Your function** beside **what AutoGraph made of it** "
-                  "(`tf.autograph.to_code`): lines of one colour belong together."))
-    st.html(line_map.panes(original, first_line, function.converted_code,
-                           function.converted_code_lines, selected or None))
+    heading = _("**Your function** beside **what AutoGraph made of it** "
+                "(`tf.autograph.to_code`): lines of one colour belong together.")
+    if wide is not None:
+        st.caption(_("Shown below the inputs, at the page's full width."))
+    with wide if wide is not None else nullcontext():
+        st.markdown(heading)
+        st.html(line_map.panes(original, first_line, function.converted_code,
+                               function.converted_code_lines, selected or None,
+                               wide=wide is not None))
     result_diff = code_diff.diff(original, function.converted_code)
     with st.expander(_("What changed: {added} line(s) written or rewritten, {removed} of yours "
                        "replaced, {kept} kept").format(added=result_diff.added,
