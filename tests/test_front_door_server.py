@@ -173,3 +173,17 @@ def test_http_requests_have_a_rate_and_a_body_cap_and_health_is_exempt(server):
     assert all(http_status(f"{url}/_stcore/health", headers=me)[0] == 200 for _ in range(30))
     big = {"X-Forwarded-For": "203.0.113.94", "Content-Length": str(50 * 10**6)}
     assert http_status(f"{url}/_stcore/upload_file/x/y", "PUT", big, b"")[0] == 413
+
+
+def test_the_editors_assets_stay_cached_across_visits(server):
+    """Streamlit serves a component's files with a bare `Cache-Control: public` and no validator;
+    the door gives the editor's scripts and styles a day, and leaves its frame's page fresh."""
+    url, _pid = server
+    visitor_runs(url, "203.0.113.95", 1)      # the page ran once: the editor component exists
+    me = {"X-Forwarded-For": "203.0.113.95"}
+    base = f"{url}/component/code_editor.code_editor"
+    status, headers = http_status(f"{base}/bootstrap.min.css", headers=me)
+    assert status == 200 and headers["Cache-Control"] == "public, max-age=86400", dict(headers)
+    status, headers = http_status(f"{base}/index.html", headers=me)
+    assert status == 200 and headers["Cache-Control"] == "no-cache", dict(headers)
+    assert http_status(f"{base}/no-such-file.js", headers=me)[0] == 404
