@@ -58,6 +58,13 @@ def concrete_functions(fn: Any) -> Optional[list[Any]]:
     return found
 
 
+def options_of(fn: Any) -> dict[str, Any]:
+    """The options a tf.function was made with (its private fields, on every supported TF)."""
+    return {"input_signature": fn.input_signature,
+            "reduce_retracing": bool(fn._reduce_retracing),
+            "jit_compile": bool(fn._jit_compile)}
+
+
 def parameters(cf: Any) -> dict[str, Any]:
     """A trace's parameters by name (each with its .type_constraint, a TraceType)."""
     function_type = getattr(cf, "function_type", None)

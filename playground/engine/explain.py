@@ -48,10 +48,8 @@ def explain(fn: Any, name: str) -> Explanation:
         notes.append(_("TensorFlow counts {count} trace(s) and its cache holds {cached}: a trace "
                        "that raised leaves nothing in the cache.").format(count=count,
                                                                           cached=len(cached)))
-    signature = fn.input_signature
-    return Explanation(
-        name=name, tracing_count=count,
-        options={"input_signature": None if signature is None else [str(s) for s in signature],
-                 "reduce_retracing": bool(getattr(fn, "_reduce_retracing", False)),
-                 "jit_compile": bool(getattr(fn, "_jit_compile", False))},
-        traces=traces, notes=notes)
+    options = compat.options_of(fn)
+    if options["input_signature"] is not None:     # the display's JSON holds text, not specs
+        options["input_signature"] = [str(spec) for spec in options["input_signature"]]
+    return Explanation(name=name, tracing_count=count, options=options, traces=traces,
+                       notes=notes)

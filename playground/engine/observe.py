@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator, Optional
 from tensorflow.python.eager import context
 from tensorflow.python.eager.polymorphic_function.polymorphic_function import Function
 
-from . import script_env
+from . import compat, script_env
 from .entry import source_function
 from .tracing import TrackedFunction
 from .values import label_of
@@ -47,10 +47,7 @@ class Observer:
                 _creator(caller) != self.filename:
             return                            # TF's or a library's own tf.function
         name = getattr(source_function(python_function), "__qualname__", fn._name)
-        options = {"input_signature": fn.input_signature,
-                   "reduce_retracing": bool(fn._reduce_retracing),
-                   "jit_compile": bool(fn._jit_compile)}
-        tracked = self.make_tracked(fn, name, python_function, options)
+        tracked = self.make_tracked(fn, name, python_function, compat.options_of(fn))
         self.functions.append(tracked)
         self._by_function[fn] = tracked
 

@@ -8,13 +8,13 @@ import dataclasses
 import html
 import json
 import uuid
-from typing import Any, Iterable
+from typing import Any
 
 from ..contract import i18n, reasons
 from ..contract.i18n import _, sentences
 from ..contract.job import FunctionReport, Report
 from ..contract.source_info import function_source
-from ..reports import line_map
+from ..reports import line_map, tables
 from ..reports.compare import Comparison
 
 # Each rule under `.tfp.tfp`: twice the class outranks the notebook's own output styles (JupyterLab
@@ -84,14 +84,9 @@ def chart(figure: Any) -> str:
 }})();</script>"""
 
 
-def _charts(figures: Iterable[Any]) -> str:
-    try:
-        return "".join(chart(f) for f in figures)
-    except ImportError:   # the package without plotly (pip install tf-playground): tables only
-        return ""
-
-
 def _figures() -> Any:
+    """reports.figures, or None where plotly is not installed (`pip install tf-playground`
+    without the notebook extra): the tables then stand alone."""
     try:
         from ..reports import figures
     except ImportError:
@@ -109,9 +104,9 @@ def function_html(function: FunctionReport, source: str) -> str:
         name=function.name, traces=function.tracing_count, calls=len(function.calls))
     parts = [f"<h3>{escape(title)}</h3>"]
     if function.calls:
-        parts.append(table(_call_rows(function, figures), "tfp-calls"))
+        parts.append(table(tables.timeline_rows(function), "tfp-calls"))
         if figures is not None:
-            parts.append(_charts([figures.tracing_figure(function)]))
+            parts.append(chart(figures.tracing_figure(function)))
     parts += [f"<p>{escape(_('TF warning: {warning}').format(warning=w))}</p>"
               for w in function.retracing_warnings]
     if function.concrete_signatures:
@@ -131,21 +126,13 @@ def function_html(function: FunctionReport, source: str) -> str:
     if function.hlo:
         lines = _("HLO: {n} lines").format(n=len(function.hlo.splitlines()))
         parts.append(f"<details><summary>{escape(lines)}</summary>{_pre(function.hlo)}</details>")
-    if function.timing is not None and figures is not None:
-        parts.append(table(figures.mode_rows(function.timing, function.timing.environment.get(
+    if function.timing is not None:
+        parts.append(table(tables.mode_rows(function.timing, function.timing.environment.get(
             "device", "")), "tfp-timing"))
-        parts.append(_charts([figures.distribution_figure(function.timing, log=True,
-                                                          points=False)]))
+        if figures is not None:
+            parts.append(chart(figures.distribution_figure(function.timing, log=True,
+                                                           points=False)))
     return "".join(parts)
-
-
-def _call_rows(function: FunctionReport, figures: Any) -> list[dict]:
-    if figures is not None:
-        return figures.timeline_rows(function)
-    return [{_("call"): c.index + 1, _("arguments"): c.args,
-             _("traced"): _("traced") if c.retraced else _("reused graph"),
-             _("reason"): reasons.text(c.reason or ""), _("traces so far"): c.tracing_count}
-            for c in function.calls]
 
 
 def _graph_html(function: FunctionReport) -> str:

@@ -1,5 +1,6 @@
-"""The charts and tables every front-end draws from a Report (the page, the notebook magic):
-plotly figures and plain rows, in the current language; no Streamlit here."""
+"""The charts every front-end draws from a Report (the page, the notebook magic): plotly figures,
+in the current language; no Streamlit here. Their tables are in tables.py, which needs no
+plotly."""
 from __future__ import annotations
 
 import math
@@ -8,23 +9,9 @@ import plotly.graph_objects as go
 
 from ..contract import reasons
 from ..contract.i18n import N_, _
-from ..contract.job import FunctionReport, GraphInfo, ModeTiming, Timing
+from ..contract.job import FunctionReport, GraphInfo, Timing
 from ..contract.reasons import mode_name
-
-
-def timeline_rows(function: FunctionReport) -> list[dict]:
-    rows = []
-    for call in function.calls:
-        outcome = call.output or ""
-        if call.error:
-            handled = _(" (handled by your code)") if call.handled else ""
-            outcome = f"{call.error.type}{handled}: {call.error.message.splitlines()[-1]}"
-        rows.append({_("call"): call.index + 1, _("arguments"): call.args,
-                     _("traced"): _("traced") if call.retraced else _("reused graph"),
-                     _("reason"): reasons.text(call.reason or ""),
-                     _("traces so far"): call.tracing_count,
-                     "ms": round(call.duration_s * 1000, 2), _("result"): outcome})
-    return rows
+from .tables import modes
 
 
 def tracing_figure(function: FunctionReport) -> go.Figure:
@@ -46,26 +33,6 @@ def tracing_figure(function: FunctionReport) -> go.Figure:
 
 PHASES = ("trace_s", "compile_s", "run_s")
 PHASE_NAMES = {"trace_s": N_("trace"), "compile_s": N_("compile"), "run_s": N_("run")}
-
-
-def modes(timing: Timing) -> dict[str, ModeTiming]:
-    found = {"eager": timing.eager, "graph": timing.graph}
-    if timing.xla is not None:
-        found["xla"] = timing.xla
-    return found
-
-
-def mode_rows(timing: Timing, device: str) -> list[dict]:
-    rows = [{_("mode"): mode_name(n), _("device"): device,
-             _("median µs"): round(m.median_s * 1e6, 2),
-             _("IQR µs"): round(m.iqr_s * 1e6, 2),
-             _("first call ms"): round(m.first_call_s * 1000, 3),
-             _("samples"): len(m.samples_s), _("noisy"): m.noisy} for n, m in modes(timing).items()]
-    if any(m.peak_memory_bytes is not None for m in modes(timing).values()):
-        for row, m in zip(rows, modes(timing).values()):  # GPU only: get_memory_info's peak
-            row[_("peak GPU memory MiB")] = (None if m.peak_memory_bytes is None
-                                          else round(m.peak_memory_bytes / 2**20, 2))
-    return rows
 
 
 def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure:

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...reports.compare import Comparison, Difference
-from ...reports.figures import modes
+from ...reports.tables import modes
 from ...contract import reasons
 from ...contract.i18n import N_, _
 from ...contract.job import CallRecord, FunctionReport, Report

@@ -11,7 +11,8 @@ import streamlit as st
 from ...contract.i18n import N_, _
 from ...contract.job import FunctionReport, Report, Timing
 from ...contract.reasons import mode_name
-from ...reports.figures import distribution_figure, mode_rows, modes, phases_figure
+from ...reports.figures import distribution_figure, phases_figure
+from ...reports.tables import mode_rows, modes
 from .. import keys
 from ..options import TIMING_LABEL
 from . import sweep

@@ -6,7 +6,8 @@ import streamlit as st
 from ...contract.i18n import _
 
 from ...contract.job import FunctionReport
-from ...reports.figures import timeline_rows, tracing_figure
+from ...reports.figures import tracing_figure
+from ...reports.tables import timeline_rows
 from .. import keys
 
 
