@@ -1,24 +1,27 @@
 """Where a Run after a page load spends its time (issue 27): click -> the server's first
 websocket message -> its last message before the result caption is drawn -> the caption drawn,
-for Runs 1 to 4 on one page, with the bytes the server sent.
+for Runs 1 to 4 on one page, with the bytes the server sent. "shown" is the page's own clock
+(bench/page_clock.py); the message times are the bench's, from just before the click.
 
 Usage: /opt/tf-playground/venv/bin/python bench/first_run_probe.py [SETTLE_S]
 SETTLE_S: seconds to wait after the page is idle before the first Run (default 0).
 """
 import os
-import re
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "tests"), ROOT, os.path.join(ROOT, "bench")]
 from browser_support import IDLE, launch, streamlit_server  # noqa: E402
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+import page_clock  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 os.environ["PLAYGROUND_POOL_SIZE"] = "5"
 with streamlit_server("bench_ui:ready_pool") as (url, process), sync_playwright() as p:
     browser = launch(p)
-    page = browser.new_page(viewport={"width": 1500, "height": 1200})
+    context = browser.new_context(viewport={"width": 1500, "height": 1200})
+    page_clock.install(context)
+    page = context.new_page()
     frames = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append((time.perf_counter(), len(payload)))))
     page.goto(f"{url}/?example=retracing")
@@ -29,8 +32,8 @@ with streamlit_server("bench_ui:ready_pool") as (url, process), sync_playwright(
         frames.clear()
         t0 = time.perf_counter()
         page.locator(".st-key-run button").click()
-        expect(page.get_by_text(re.compile(rf"^Run {n} · TensorFlow"))).to_be_visible(timeout=120_000)
-        shown = time.perf_counter() - t0
+        stamp = page_clock.wait_for(page, f"run {n}")
+        shown = (stamp - page_clock.stamps(page)["click"]) / 1000
         page.wait_for_selector(IDLE)
         time.sleep(1.0)
         got = [(t - t0, size) for t, size in frames]

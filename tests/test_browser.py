@@ -278,3 +278,49 @@ def test_run_is_on_the_first_screen_and_the_code_gets_the_pages_width(server) ->
         scroll, client = pane.evaluate("element => [element.scrollWidth, element.clientWidth]")
         assert scroll == client, (scroll, client)
         page.screenshot(path=str(SHOTS / "first-screen-1400x900.png"))
+
+
+def widget_keys(payloads: list) -> set[str]:
+    """The user keys of the widgets that these websocket frames (ForwardMsgs) draw."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    found = set()
+    for payload in payloads:
+        if not isinstance(payload, bytes):
+            continue
+        message = ForwardMsg()
+        message.ParseFromString(payload)
+        if message.WhichOneof("type") != "delta" or message.delta.WhichOneof("type") != "new_element":
+            continue
+        element = message.delta.new_element
+        widget_id = getattr(getattr(element, element.WhichOneof("type")), "id", "")
+        if widget_id.startswith("$$ID-"):
+            found.add(widget_id.rsplit("-", 1)[-1])
+    return found
+
+
+def test_a_run_redraws_its_fragment_only_and_hands_the_editor_its_marks(page, server) -> None:
+    """Pressing Run reruns the Run-and-results fragment: the inputs are not sent again, the
+    editor (outside it) still gets the run's gutter marks, and the code view follows the tabs."""
+    from playground.ui import keys
+    frames: list = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
+    page.goto(f"{server}/?example=retracing")
+    wait_idle(page)
+    assert {keys.CALLS, keys.EXAMPLE, keys.RUN} <= widget_keys(frames)   # a page run draws all
+    type_code(page, BROKEN)
+    leave_editor(page)   # the page reruns with the new text; Run below is the fragment's alone
+    frames.clear()
+    run_and_wait(page)
+    drawn = widget_keys(frames)
+    assert {keys.RUN, keys.DOWNLOAD_NOTEBOOK} <= drawn, drawn   # the fragment: Run and results
+    assert not drawn & {keys.CALLS, keys.EXAMPLE, keys.FUNCTION, keys.OPEN_FILE}, drawn
+    expect(gutter_marks(page)).to_have_text("5")   # handed over by the fragment, not a redraw
+    gutter_marks(page).hover()
+    expect(editor(page).locator(".ace_tooltip")).to_contain_text("AttributeError")
+    expect(page.locator(".lm-wide")).to_have_count(1)
+    open_tab(page, "Traces")
+    wait_idle(page)
+    expect(page.locator(".lm-wide")).to_have_count(0)   # the page-wide slot empties with its tab
+    open_tab(page, "Converted code")
+    wait_idle(page)
+    expect(page.locator(".lm-wide")).to_have_count(1)

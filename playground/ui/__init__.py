@@ -1,7 +1,10 @@
 """The Streamlit page: inputs on the left, results on the right; never imports TensorFlow."""
 from __future__ import annotations
 
+from typing import Optional
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ..contract.config import Settings
 from ..contract.i18n import _
@@ -44,15 +47,13 @@ def main() -> None:
                  "traces, converted code, graphs, timings and pitfalls."))
     stage = presenter.stage()   # presenter mode: a header, big results, the inputs folded away
     inputs, outputs = (stage.inputs, stage.results) if stage else st.columns([5, 6], gap="large")
-    wide = st.container()   # below both columns: the code view, at the page's full width
+    wide = st.empty()   # below both columns: the code view, at the page's full width
     with inputs:
-        c1, c2, c3 = st.columns([5, 3, 2], vertical_alignment="bottom")
+        c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
         with c1:
             editor.gallery_picker()
         with c2:
             share_button()
-        run_bar = c3.container()   # Run on the first screen; drawn last, once every input is read
-        run_status = st.container()                 # its live status, the row's full width
         editor.gallery_panel()
         infos, draw_editor = editor.source_editor(settings)
         plan.show_error(keys.SOURCE)
@@ -63,19 +64,43 @@ def main() -> None:
                                options.tf_version_picker(settings), compare_inputs.inputs()))
         editor.file_opener(settings)
         claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
-    with stage.run_area if stage else run_bar:
-        run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)),
-                       status=None if stage else run_status)
-    with outputs:
-        if st.session_state.get(keys.RUN_ERROR):
-            st.error(st.session_state[keys.RUN_ERROR])
-        result = state.result()
-        if result is None:
-            st.info(_("Press **Run** to trace the function with the call plan."))
-
-        else:
-            results.render(result, wide=None if stage else wide)
-    if stage:
+    if stage:   # its own layout, one script run per Run: the header shows the run's verdict
+        with stage.run_area:
+            run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)))
+        with outputs:
+            result_area()
         stage.finish()
+    else:
+        with outputs:
+            workbench(settings, wide)
     draw_editor()   # last: its gutter marks the report this run may just have made
     state.sync_url()
+
+
+@st.fragment
+def workbench(settings: Settings, wide: DeltaGenerator) -> None:
+    """Run, its live status and the results: a Run (or a tab switch) reruns only this, so the
+    browser gets the results' deltas, not the inputs'. The inputs' values are read from the
+    session state, where every widget's latest value is before any rerun."""
+    language.apply()   # a fragment's own rerun does not pass through main()
+    bar, status = st.columns([1, 3], vertical_alignment="center")
+    with bar:
+        ran = run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)),
+                             status=status)
+    if ran:   # the editor, outside this fragment, is not redrawn: hand it the new marks
+        result = state.result()
+        editor.push_gutter_marks(settings, result.number if result else 0)
+    result_area(wide)
+
+
+def result_area(wide: Optional[DeltaGenerator] = None) -> None:
+    """The last run's error or result. `wide`: a slot at the page's width for the code view."""
+    if st.session_state.get(keys.RUN_ERROR):
+        st.error(st.session_state[keys.RUN_ERROR])
+    result = state.result()
+    if result is None:
+        st.info(_("Press **Run** to trace the function with the call plan."))
+        if wide is not None:
+            wide.empty()
+        return
+    results.render(result, wide=wide)

@@ -1,6 +1,7 @@
 """The source editor, the gallery picker and the function picker."""
 from __future__ import annotations
 
+import json
 import pathlib
 from typing import Callable, Optional
 
@@ -109,17 +110,42 @@ def _code_editor(component: Callable) -> Callable[[], None]:
     slot = st.container(key="source_box")
 
     def draw() -> None:
-        source = st.session_state.get(keys.SOURCE, "")
-        result = state.result()
-        marks = gutter.annotations(source, result.report if result else None,
-                                   result.job.source if result else None)
         with slot:
-            value = component(source, lang="python", theme="default", shortcuts="vscode",
-                              height=[14, 32], response_mode=["blur"], options=ACE_OPTIONS,
-                              props={"annotations": marks}, key=_editor_key())
+            value = component(st.session_state.get(keys.SOURCE, ""), lang="python",
+                              theme="default", shortcuts="vscode", height=[14, 32],
+                              response_mode=["blur"], options=ACE_OPTIONS,
+                              props={"annotations": gutter_marks()}, key=_editor_key())
         apply_editor_event(value)
 
     return draw
+
+
+def gutter_marks() -> list[dict]:
+    """Ace annotations for the editor's text and the last run's report."""
+    result = state.result()
+    return gutter.annotations(st.session_state.get(keys.SOURCE, ""),
+                              result.report if result else None,
+                              result.job.source if result else None)
+
+
+# Hands new gutter marks to the editor already on the page, without redrawing it: a Run redraws
+# only its fragment (ui/__init__.py), not the editor. The editor is Ace inside the component's
+# same-origin iframe, and Ace keeps itself on its element (`el.env.editor`). Marks are data
+# (JSON), never markup. The next page rerun draws the editor with the same marks as props.
+PUSH_MARKS = """<script>(() => {{
+  const frame = document.querySelector(".st-key-source_box iframe");
+  const node = frame && frame.contentDocument && frame.contentDocument.querySelector(".ace_editor");
+  if (node && node.env && node.env.editor) node.env.editor.session.setAnnotations({marks});
+}})(); /* run {number} */</script>"""
+
+
+def push_gutter_marks(settings: Settings, number: int) -> None:
+    """After a Run in the fragment: the new report's marks to the code editor (if it is drawn).
+    `number` makes each Run's script new, so the browser runs it again."""
+    if _load_component() is None or not use_code_editor(settings):
+        return
+    marks = json.dumps(gutter_marks()).replace("</", "<\\/")   # no "</script>" inside
+    st.html(PUSH_MARKS.format(marks=marks, number=int(number)), unsafe_allow_javascript=True)
 
 
 def open_file(max_source_bytes: int) -> None:

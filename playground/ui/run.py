@@ -181,14 +181,18 @@ def _session_id() -> str:
 
 
 def run_button(settings: Settings, requested: bool = False,
-               status: Optional[DeltaGenerator] = None) -> None:
-    """Draws the button; on a click (or `requested`: Ctrl+Enter in the editor), runs the job and
-    stores the Result (or the error). The run's live status goes to `status` (default: under
-    the button)."""
+               status: Optional[DeltaGenerator] = None) -> bool:
+    """Draws the button; on a click (or `requested`: Ctrl+Enter in the editor), runs the job,
+    stores the Result (or the error) and returns True. The run's live status goes to `status`
+    (default: under the button)."""
     if not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch") and not requested:
-        return
+        return False
+    had_field_errors = bool(st.session_state.get(keys.FIELD_ERRORS))
     with status if status is not None else nullcontext():
         _run(settings)
+    if had_field_errors:   # their messages sit by the inputs, outside a fragment: redraw the page
+        st.rerun(scope="app")
+    return True
 
 
 def _run(settings: Settings) -> None:

@@ -136,12 +136,19 @@ def keep_open_tab(names: list[str], labels: list[str]) -> None:
 
 
 def render(result: Result, wide: Optional[DeltaGenerator] = None) -> None:
-    """The results column; `wide`: a container at the page's full width, below both columns,
-    where the Code tab draws the source beside its converted code."""
+    """The results column; `wide`: a one-element slot at the page's full width, below both
+    columns, where the Code tab draws the source beside its converted code (emptied when the
+    Code tab is not the one drawn)."""
+    if not _render(result, wide) and wide is not None:
+        wide.empty()
+
+
+def _render(result: Result, wide: Optional[DeltaGenerator]) -> bool:
+    """Draws the results; True if the open tab drew into `wide`."""
     report = result.report
     if result.comparison is not None:   # compare mode: both sides, side by side
         compare.render(result)
-        return
+        return False
     environment_line(report, result.number)
     summary(report)
     notebook_download(result)
@@ -161,7 +168,9 @@ def render(result: Result, wide: Optional[DeltaGenerator] = None) -> None:
     for key, default in TAB_CONTROLS.items():
         st.session_state[key] = st.session_state.get(key, default)
     tabs = st.tabs(labels, key=keys.RESULT_TAB, on_change="rerun")
+    drew_wide = False
     for tab, view in zip(tabs, views):
         if tab.open:
             with tab:
-                view()
+                drew_wide = bool(view()) or drew_wide
+    return drew_wide

@@ -26,15 +26,16 @@ def line_choices(source: str, first_line: int, function: FunctionReport) -> list
 
 
 def render(result: Result, function: FunctionReport | None,
-           wide: Optional[DeltaGenerator] = None) -> None:
+           wide: Optional[DeltaGenerator] = None) -> bool:
+    """Returns whether it drew into `wide` (a one-element slot at the page's width)."""
     if function is None:
         st.info(_("No function was analysed: see the Problems tab."))
-        return
+        return False
     original, first_line = function_source(result.job.source, function.name)
     if not function.converted_code:
         st.code(original, language="python", line_numbers=True)
         st.info(function.conversion_note or _("AutoGraph produced no converted code."))
-        return
+        return False
     lines = original.splitlines()
     selected = 0
     if function.converted_code_lines:
@@ -47,7 +48,7 @@ def render(result: Result, function: FunctionReport | None,
                 "(`tf.autograph.to_code`): lines of one colour belong together.")
     if wide is not None:
         st.caption(_("Shown below the inputs, at the page's full width."))
-    with wide if wide is not None else nullcontext():
+    with wide.container() if wide is not None else nullcontext():
         st.markdown(heading)
         st.html(line_map.panes(original, first_line, function.converted_code,
                                function.converted_code_lines, selected or None,
@@ -63,3 +64,4 @@ def render(result: Result, function: FunctionReport | None,
         st.code(result_diff.text, language="diff")
     if function.conversion_note:
         st.caption(function.conversion_note)
+    return wide is not None
