@@ -85,12 +85,18 @@ def run_and_wait(page, number: int = 1) -> None:  # type: ignore[no-untyped-def]
     wait_idle(page)
 
 
+def open_panel(page, key: str) -> None:  # type: ignore[no-untyped-def]
+    """Opens a folded panel (ui/folded.py) by its key and waits for the rerun that draws it."""
+    panel = page.locator(f".st-key-{key} details")
+    if panel.get_attribute("open") is None:
+        page.locator(f".st-key-{key} summary").click()
+        page.wait_for_timeout(200)
+        wait_idle(page)
+
+
 def open_options(page) -> None:  # type: ignore[no-untyped-def]
     """Opens the options panel, which stays folded while every setting is TensorFlow's default."""
-    panel = page.locator(".st-key-options_panel details")
-    if panel.get_attribute("open") is None:
-        page.locator(".st-key-options_panel summary").click()
-        page.wait_for_timeout(200)
+    open_panel(page, "options_panel")
 
 
 def result_caption(page, number: int = 1) -> str:  # type: ignore[no-untyped-def]

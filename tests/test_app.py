@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground import gallery
 from playground.contract import share_link
-from playground.ui import keys, state
+from playground.ui import keys, options, state
 
 APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
 SQUARE = json.loads((pathlib.Path(__file__).parent / "data" / "square_sum.job.json").read_text())
@@ -25,6 +25,7 @@ def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")   # AppTest cannot drive the code editor component
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
     at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[keys.OPTIONS_PANEL] = True   # opened, as a user would to change a setting
     return at
 
 
@@ -448,6 +449,7 @@ import io, json, os, sys, zipfile
 from streamlit.testing.v1 import AppTest
 from playground.ui import keys
 at = AppTest.from_file(sys.argv[1], default_timeout=240)
+at.session_state[keys.OPTIONS_PANEL] = True
 at.run()
 at.toggle(key=keys.EXPORT).set_value(True).run()
 at.button(key=keys.RUN).click().run()
@@ -567,3 +569,57 @@ def test_first_use_costs_are_paid_at_start_without_tensorflow():
     done = subprocess.run([sys.executable, "-c", code], cwd=pathlib.Path(__file__).parents[1],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def folded_page(app: AppTest) -> AppTest:
+    """The page as a first visitor gets it: nothing opened yet."""
+    del app.session_state[keys.OPTIONS_PANEL]
+    return app
+
+
+def drawn_keys(at: AppTest) -> set:
+    return {w.key for kind in ("toggle", "text_input", "number_input", "selectbox", "radio")
+            for w in at.get(kind)}
+
+
+def test_folded_panels_draw_nothing_inside_and_hold_the_values(folded_page: AppTest) -> None:
+    app = folded_page
+    app.run()
+    assert not drawn_keys(app) & set(options.PANEL_KEYS)            # the options: not drawn
+    assert not app.get("file_uploader")                              # nor the uploader
+    app.session_state[keys.OPTIONS_PANEL] = True                     # the user opens the options
+    app.run()
+    app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
+    app.text_input(key=keys.SIGNATURE).input("float32[None]").run()
+    # The title now names them (a title is part of the expander's id): it stays open.
+    assert app.toggle(key=keys.JIT_COMPILE).value is True
+    app.toggle(key=keys.JIT_COMPILE).set_value(False).run()
+    assert app.text_input(key=keys.SIGNATURE).value == "float32[None]"
+    app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
+    app.session_state[keys.OPTIONS_PANEL] = False                    # folded again
+    app.run()
+    app.run()                                                        # two runs without drawing them
+    assert not drawn_keys(app) & set(options.PANEL_KEYS)
+    assert any(e.label == "Options: input_signature, XLA" for e in app.expander)
+    app.button(key=keys.RUN).click().run()
+    from playground.ui.run import executor
+    job = executor().executor.submitted[-1]   # the replay has no report for it: the job is the check
+    assert job.jit_compile is True and job.signature == "float32[None]"
+
+
+def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(folded_page: AppTest) -> None:
+    app = folded_page
+    params = state.params_from_values({keys.SOURCE: SQUARE["source"], keys.FUNCTION: "square_sum",
+                                       keys.CALLS: "float32[4]", keys.REDUCE_RETRACING: True})
+    for name, value in params.items():
+        app.query_params[name] = value
+    app.run()
+    assert app.toggle(key=keys.REDUCE_RETRACING).value is True       # drawn: the panel opened
+    app.session_state[keys.OPTIONS_PANEL] = False                    # folded by the user: stays so
+    app.run()
+    assert keys.REDUCE_RETRACING not in drawn_keys(app)
+    app.session_state[keys.SIGNATURE] = "float32[None,"              # an error inside a folded panel
+    app.button(key=keys.RUN).click().run()
+    assert app.text_input(key=keys.SIGNATURE).value == "float32[None,"   # opened to show it
+    assert any(e.value.startswith("input_signature:") for e in app.error)

@@ -19,7 +19,9 @@ def app_with(monkeypatch: pytest.MonkeyPatch, executor: str) -> AppTest:
     monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", executor)
     monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")   # AppTest cannot drive the code editor component
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
-    return AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state[keys.OPTIONS_PANEL] = True   # opened, as a user would to change a setting
+    return at
 
 
 @pytest.fixture

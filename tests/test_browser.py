@@ -9,7 +9,7 @@ import time
 import pytest
 
 from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
-                             open_options, run_and_wait, traces_value, wait_idle)
+                             open_options, open_panel, run_and_wait, traces_value, wait_idle)
 from browser_support import page, server  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
@@ -236,6 +236,7 @@ def test_open_a_notebook_into_the_editor_and_download_the_run_as_one(page, serve
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     page.goto(f"{server}/?example=retracing")
     wait_idle(page)
+    open_panel(page, "open_panel")   # the file opener is folded until asked for
     page.locator(".st-key-open_file input[type=file]").set_input_files(str(path))
     expect(page.get_by_text(re.compile(r"Opened demo\.ipynb"))).to_be_visible()
     expect(page.get_by_text("!pip install tensorflow")).to_be_visible()
@@ -324,3 +325,19 @@ def test_a_run_redraws_its_fragment_only_and_hands_the_editor_its_marks(page, se
     open_tab(page, "Converted code")
     wait_idle(page)
     expect(page.locator(".lm-wide")).to_have_count(1)
+
+
+def test_the_folded_options_open_on_demand_and_stay_open_while_their_title_changes(page, server) -> None:
+    """Folded, the options draw nothing inside; opened, each toggle renames the panel (its title
+    names the settings that differ from TF's defaults), and a new title must not fold it."""
+    page.goto(f"{server}/?example=retracing")
+    wait_idle(page)
+    panel = page.locator(".st-key-options_panel details")
+    assert panel.get_attribute("open") is None and not page.locator(".st-key-jit_compile").count()
+    open_options(page)
+    for title in ("Options: XLA", "Options"):
+        page.locator(".st-key-jit_compile label").click()
+        wait_idle(page)
+        expect(page.locator(".st-key-options_panel summary")).to_have_text(re.compile(rf"{title}$"))
+        assert panel.get_attribute("open") is not None, title
+        expect(page.locator(".st-key-jit_compile")).to_be_visible()

@@ -22,7 +22,9 @@ APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
 def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
-    return AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state[keys.OPTIONS_PANEL] = True   # opened, as a user would to pick a version
+    return at
 
 
 def test_starting_a_version_is_shown_while_the_run_waits():

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ..reports.claims import ClaimTable
 from ..contract.i18n import _, _p
-from . import keys
+from . import folded, keys
 
 RECORDED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "gallery",
                         "claims_by_version.json")
@@ -45,8 +45,8 @@ def claims_panel(example: str) -> None:
     table = recorded()
     if table is None:
         return
-    panel = st.expander(_("Claims × TensorFlow versions"), key=keys.CLAIMS_PANEL, on_change="rerun")
-    if not panel.open:      # drawn only when opened: a hidden table still costs every rerun
+    panel = folded.expander(_("Claims × TensorFlow versions"), keys.CLAIMS_PANEL)
+    if panel is None:       # drawn only when opened: a hidden table still costs every rerun
         return
     with panel:
         st.caption(_("Every gallery claim checked on TensorFlow {versions} (measured {date} with "

@@ -15,7 +15,7 @@ from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
 
 from ..contract import source_info
-from . import gutter, keys, state
+from . import folded, gutter, keys, state
 
 SOURCE_HELP = N_("Paste a module that defines a function. It runs in a sandboxed worker, "
                  "never in this web process.")
@@ -65,11 +65,9 @@ def gallery_panel() -> None:
 
 
 def keep_source() -> None:
-    """The text lives in st.session_state[keys.SOURCE] whichever editor draws it. Re-assigning it
-    each run keeps it when the text area (whose key it is) is not drawn: Streamlit drops the state
-    of a widget that a run did not draw."""
-    if keys.SOURCE in st.session_state:
-        st.session_state[keys.SOURCE] = st.session_state[keys.SOURCE]
+    """The text lives in st.session_state[keys.SOURCE] whichever editor draws it; held each
+    run, it stays when the text area (whose key it is) is not drawn."""
+    folded.hold(keys.SOURCE)
 
 
 def _editor_key() -> str:
@@ -172,15 +170,21 @@ def open_file(max_source_bytes: int) -> None:
 
 
 def file_opener(settings: Settings) -> None:
-    st.file_uploader(_("Open a .py or .ipynb file"), type=["py", "ipynb"], key=keys.OPEN_FILE,
-                     on_change=open_file, args=(settings.max_source_bytes,),
-                     help=_("Its code replaces the editor's: a notebook's code cells, joined. "
-                            "Magics (%...) and shell lines (!pip ...) are left out."))
-    kind, message = st.session_state.get(keys.OPEN_NOTE) or ("", "")
-    if kind == "error":
-        st.error(message)
-    elif kind:
-        st.info(message)
+    """The uploader, in a panel drawn only while open: few visitors open a file."""
+    box = folded.expander(_("Open a .py or .ipynb file"), keys.OPEN_PANEL)
+    if box is None:
+        return
+    with box:
+        st.caption(_("Its code replaces the editor's: a notebook's code cells, joined. "
+                     "Magics (%...) and shell lines (!pip ...) are left out."))
+        st.file_uploader(_("Open a .py or .ipynb file"), type=["py", "ipynb"], key=keys.OPEN_FILE,
+                         on_change=open_file, args=(settings.max_source_bytes,),
+                         label_visibility="collapsed")
+        kind, message = st.session_state.get(keys.OPEN_NOTE) or ("", "")
+        if kind == "error":
+            st.error(message)
+        elif kind:
+            st.info(message)
 
 
 def source_editor(settings: Settings) -> tuple[list[source_info.FunctionInfo], Callable[[], None]]:

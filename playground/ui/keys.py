@@ -56,7 +56,8 @@ GRAPH_LINE = "graph_line"       # the source line whose ops the Graph tab lists
 OPS_BY_LINE_CHART = "ops_by_line_chart"
 CLAIMS_TABLE = "claims_table"   # the gallery's claims x versions table
 CLAIMS_PANEL = "claims_panel"   # its expander, open or closed
-OPTIONS_PANEL = "options_panel"  # the options' expander
+OPTIONS_PANEL = "options_panel"  # the options' expander (drawn only while open)
+OPEN_PANEL = "open_panel"        # the file opener's expander (drawn only while open)
 
 # Session state that is not a widget
 INITIALISED = "_initialised"
@@ -72,6 +73,7 @@ OPEN_NOTE = "_open_note"                  # (kind, message) about the file last 
 NOTEBOOK = "_notebook"                    # (run number, .ipynb text) of the last result
 PRESENT_PENDING = "_present_pending"      # (slug, runs so far) a presenter step still owes a run
 LANGUAGE_CHOSEN = "_language_chosen"      # the language came from the URL or the toggle
+OPTIONS_NAMED = "_options_named"          # the non-default settings the options' title named
 
 
 def param(kind: str, name: str) -> str:

@@ -9,7 +9,7 @@ import streamlit as st
 from ..contract import versions
 from ..contract.config import Settings
 from ..contract.i18n import N_, _
-from . import keys
+from . import folded, keys
 from .plan import show_error
 
 REDUCE_LABEL = N_("reduce_retracing (formerly experimental_relax_shapes)")
@@ -34,16 +34,27 @@ def chosen() -> list[str]:
             if (st.session_state.get(key) or default) != default]
 
 
+# The panel's widgets, whose values are held while it is folded and they are not drawn.
+PANEL_KEYS = (keys.SIGNATURE, keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING,
+              keys.TIMING_BUDGET, keys.SWEEP, keys.EXPORT, keys.DEVICE, keys.TF_VERSION,
+              keys.COMPARE, keys.COMPARE_KIND, keys.COMPARE_TF, keys.COMPARE_SIGNATURE)
+
+
 def panel(draw: Callable[[], None]) -> None:
-    """The run's options in one collapsible panel below the plan, so the code and Run keep the
-    first screen; its title names the settings that differ from TensorFlow's defaults, and it
-    opens by itself when one does (a share link) or when one of its fields has an error."""
+    """The run's options in one panel below the plan, so the code and Run keep the first
+    screen, drawn only while open. Its title names the settings that differ from TensorFlow's
+    defaults; it opens by itself when that list changes to a non-empty one (a share link, an
+    example) and when one of its fields has an error."""
     errors = set(st.session_state.get(keys.FIELD_ERRORS, {})) & {keys.SIGNATURE, keys.TIMING_BUDGET,
                                                               keys.SWEEP, keys.COMPARE_SIGNATURE}
     names = chosen()
+    changed = bool(names) and names != st.session_state.get(keys.OPTIONS_NAMED)
+    st.session_state[keys.OPTIONS_NAMED] = names
     title = _("Options") + (": " + ", ".join(names) if names else "")
-    with st.expander(title, expanded=bool(names or errors), key=keys.OPTIONS_PANEL):
-        draw()
+    box = folded.expander(title, keys.OPTIONS_PANEL, held=PANEL_KEYS, open_now=bool(errors) or changed)
+    if box is not None:
+        with box:
+            draw()
 
 
 def options(max_budget_s: float) -> None:

@@ -1,0 +1,37 @@
+"""Expanders whose contents are drawn only while they are open.
+
+A folded expander's widgets still cost the browser their rendering on every page open (the
+options' eight widgets and the uploader: about 0.25 s of a first visit's 1.4 s on this machine,
+measured with bench/page_clock.py), so these draw nothing inside until opened; opening one
+reruns the page. The widgets' values are held meanwhile: Streamlit drops the state of a widget
+that a run does not draw, but keeps a value the run itself assigned.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+
+def hold(*names: str) -> None:
+    """Keeps these keys' values through a run that does not draw their widgets."""
+    for name in names:
+        if name in st.session_state:
+            st.session_state[name] = st.session_state[name]
+
+
+def expander(title: str, key: str, held: Iterable[str] = (),
+             open_now: bool = False) -> Optional[DeltaGenerator]:
+    """The expander's container while it is open, else None (and `held` keep their values).
+    `open_now` opens it (a field's error, settings that came from a link); it never closes
+    by itself, not even when its title changes (a title is part of Streamlit's widget id)."""
+    if open_now:
+        st.session_state[key] = True
+    else:
+        hold(key)
+    box = st.expander(title, key=key, on_change="rerun")
+    if box.open:
+        return box
+    hold(*held)
+    return None
