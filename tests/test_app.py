@@ -211,6 +211,9 @@ def test_share_link_round_trip_restores_state(app: AppTest) -> None:
 
 def test_argument_builder_appends_call_and_signature(app: AppTest) -> None:
     app.run()
+    assert not app.get("button") or keys.APPEND_CALL not in {b.key for b in app.button}   # folded
+    app.session_state[keys.ARGS_PANEL] = True                        # the user opens it
+    app.run()
     app.text_input(key=keys.param("shape", "x")).input("None,3").run()
     app.button(key=keys.APPEND_CALL).click().run()
     assert app.text_area(key=keys.CALLS).value.splitlines()[-1] == "float32[1,3]"

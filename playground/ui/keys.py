@@ -58,6 +58,7 @@ CLAIMS_TABLE = "claims_table"   # the gallery's claims x versions table
 CLAIMS_PANEL = "claims_panel"   # its expander, open or closed
 OPTIONS_PANEL = "options_panel"  # the options' expander (drawn only while open)
 OPEN_PANEL = "open_panel"        # the file opener's expander (drawn only while open)
+ARGS_PANEL = "args_panel"        # the argument builder's expander (drawn only while open)
 
 # Session state that is not a widget
 INITIALISED = "_initialised"

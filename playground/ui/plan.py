@@ -11,7 +11,7 @@ from ..contract.errors import SpecError
 from ..contract.i18n import _
 from ..contract import source_info
 from ..contract.source_info import FunctionInfo
-from . import keys
+from . import folded, keys
 
 KINDS = ("tensor", "python")
 
@@ -53,8 +53,12 @@ def _is_python(name: str) -> bool:
 def argument_builder(info: FunctionInfo | None) -> None:
     if info is None or not info.params:
         return
-    with st.expander(_("Arguments of {signature}").format(
-            signature=f"{info.name}({', '.join(info.params)})"), expanded=False):
+    held = [keys.param(kind, name) for name in info.params for kind in ("kind", "dtype", "shape", "value")]
+    box = folded.expander(_("Arguments of {signature}").format(
+        signature=f"{info.name}({', '.join(info.params)})"), keys.ARGS_PANEL, held=held)
+    if box is None:   # folded: nothing drawn (a first visit renders no hidden widgets)
+        return
+    with box:
         st.caption(_("Pick tensor or Python value per parameter, then add a call to the plan. "
                      "Use None in a shape for a dynamic dim in the input_signature."))
         for name in info.params:
