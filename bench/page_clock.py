@@ -7,13 +7,15 @@ tell a bench *that* something happened. `CLOCK` tells it *when*: installed with
 `context.add_init_script` before any navigation, it stamps, from MutationObservers on the page
 and on its same-origin frames (the code editor's), the first moment each rule holds:
 
-  - `editor`: Ace's text layer is in the document (the code editor is ready);
+  - `editor`: Ace's content layer (`.ace_content`, the selector bench_ui used before) is in
+    the editor's frame: Ace is built; its text follows in the same frame or the next;
   - `button`: a `.st-key-run` button is in the document (the floor app's Run, or ours);
   - `run N`: a caption "Run N · TensorFlow" is in the document (the N-th result);
   - `click`: the last press of the Run button (capture phase, before Streamlit sees it).
 
-The page watches its frames itself, at their `load`: Chromium gives a component's frame a
-fresh document without running init scripts in it again.
+The page watches its frames itself, at their `load` (and at once): here an init script's
+observer in the component's frame watched a document the frame then replaced. If Ace were
+built between that replacement and `load`, the stamp would be `load`'s, a little late.
 Stamps are epoch milliseconds (`performance.timeOrigin + performance.now()`) and a page's
 navigation start is its `performance.timeOrigin`. "In the document" is React's commit;
 the paint follows within a frame (about 17 ms at 60 Hz).

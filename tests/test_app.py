@@ -626,3 +626,20 @@ def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(fold
     app.button(key=keys.RUN).click().run()
     assert app.text_input(key=keys.SIGNATURE).value == "float32[None,"   # opened to show it
     assert any(e.value.startswith("input_signature:") for e in app.error)
+    app.toggle(key=keys.TIMING).set_value(True).run()               # named "timing" / "计时"
+    app.session_state[keys.OPTIONS_PANEL] = False                    # the user folds it anyway
+    app.run()
+    assert keys.SIGNATURE not in drawn_keys(app)                     # the same error: stays folded
+    app.radio(key=keys.LANGUAGE).set_value("zh_CN").run()           # the title's words change
+    assert keys.SIGNATURE not in drawn_keys(app)                     # not a reason to open
+
+
+def test_the_marks_script_keeps_any_message_inside_it() -> None:
+    """A message is user text (an exception's): it must not end the script or open a comment."""
+    from playground.ui import editor
+    text = 'ValueError: </script><!--<script>alert(1)</script> & \u2028'
+    script = editor.push_script([{"row": 4, "column": 0, "type": "error", "text": text}], "run 1")
+    body = script[len("<script>"):-len("</script>")]
+    assert script.endswith("</script>") and "<" not in body   # the template has none either
+    marks = json.loads(body[body.index("setAnnotations(") + len("setAnnotations("):body.rindex(");\n")])
+    assert marks[0]["text"] == text

@@ -318,6 +318,15 @@ def test_a_run_redraws_its_fragment_only_and_hands_the_editor_its_marks(page, se
     expect(gutter_marks(page)).to_have_text("5")   # handed over by the fragment, not a redraw
     gutter_marks(page).hover()
     expect(editor(page).locator(".ace_tooltip")).to_contain_text("AttributeError")
+    # An edit drops the report's marks (the editor's props are [] before and after it, so this
+    # checks the pushed marks do not outlive their code); a second Run hands them over again.
+    type_code(page, NEW_SOURCE)
+    leave_editor(page)
+    expect(gutter_marks(page)).to_have_count(0)
+    type_code(page, BROKEN)
+    leave_editor(page)
+    run_and_wait(page, 2)
+    expect(gutter_marks(page)).to_have_text("5")
     expect(page.locator(".lm-wide")).to_have_count(1)
     open_tab(page, "Traces")
     wait_idle(page)

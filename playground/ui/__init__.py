@@ -66,7 +66,7 @@ def main() -> None:
         claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
     if stage:   # its own layout, one script run per Run: the header shows the run's verdict
         with stage.run_area:
-            run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)))
+            run.run_button(settings)
         with outputs:
             result_area()
         stage.finish()
@@ -85,8 +85,7 @@ def workbench(settings: Settings, wide: DeltaGenerator) -> None:
     language.apply()   # a fragment's own rerun does not pass through main()
     bar, status = st.columns([1, 3], vertical_alignment="center")
     with bar:
-        ran = run.run_button(settings, requested=bool(st.session_state.pop(keys.RUN_REQUESTED, False)),
-                             status=status)
+        ran = run.run_button(settings, status=status)
     if ran:   # the editor, outside this fragment, is not redrawn: hand it the new marks
         result = state.result()
         editor.push_gutter_marks(settings, result.number if result else 0)

@@ -108,11 +108,12 @@ def _code_editor(component: Callable) -> Callable[[], None]:
     slot = st.container(key="source_box")
 
     def draw() -> None:
+        marks = gutter_marks()
         with slot:
             value = component(st.session_state.get(keys.SOURCE, ""), lang="python",
                               theme="default", shortcuts="vscode", height=[14, 32],
                               response_mode=["blur"], options=ACE_OPTIONS,
-                              props={"annotations": gutter_marks()}, key=_editor_key())
+                              props={"annotations": marks}, key=_editor_key())
         apply_editor_event(value)
 
     return draw
@@ -134,7 +135,7 @@ PUSH_MARKS = """<script>(() => {{
   const frame = document.querySelector(".st-key-source_box iframe");
   const node = frame && frame.contentDocument && frame.contentDocument.querySelector(".ace_editor");
   if (node && node.env && node.env.editor) node.env.editor.session.setAnnotations({marks});
-}})(); /* run {number} */</script>"""
+}})(); /* {number} */</script>"""
 
 
 def push_gutter_marks(settings: Settings, number: int) -> None:
@@ -142,8 +143,14 @@ def push_gutter_marks(settings: Settings, number: int) -> None:
     `number` makes each Run's script new, so the browser runs it again."""
     if _load_component() is None or not use_code_editor(settings):
         return
-    marks = json.dumps(gutter_marks()).replace("</", "<\\/")   # no "</script>" inside
-    st.html(PUSH_MARKS.format(marks=marks, number=int(number)), unsafe_allow_javascript=True)
+    st.html(push_script(gutter_marks(), f"run {int(number)}"), unsafe_allow_javascript=True)
+
+
+def push_script(marks: list[dict], tag: str) -> str:
+    """PUSH_MARKS with the marks as JSON, <, > and & escaped (as Django's json_script does): no
+    text in a mark can end the script element or put the HTML tokenizer into a comment state."""
+    data = json.dumps(marks).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return PUSH_MARKS.format(marks=data, number=tag)
 
 
 def open_file(max_source_bytes: int) -> None:

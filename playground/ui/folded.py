@@ -1,9 +1,9 @@
 """Expanders whose contents are drawn only while they are open.
 
 A folded expander's widgets still cost the browser their rendering on every page open (the
-options' eight widgets and the uploader: about 0.25 s of a first visit's 1.4 s on this machine,
-measured with bench/page_clock.py), so these draw nothing inside until opened; opening one
-reruns the page. The widgets' values are held meanwhile: Streamlit drops the state of a widget
+options' widgets, the uploader and the argument builder: 0.2 to 0.3 s of a first visit on this
+machine, in probes with bench/page_clock.py's stamps), so these draw nothing inside until
+opened; opening one reruns the page. The widgets' values are held meanwhile: Streamlit drops the state of a widget
 that a run does not draw, but keeps a value the run itself assigned.
 """
 from __future__ import annotations

@@ -74,7 +74,8 @@ OPEN_NOTE = "_open_note"                  # (kind, message) about the file last 
 NOTEBOOK = "_notebook"                    # (run number, .ipynb text) of the last result
 PRESENT_PENDING = "_present_pending"      # (slug, runs so far) a presenter step still owes a run
 LANGUAGE_CHOSEN = "_language_chosen"      # the language came from the URL or the toggle
-OPTIONS_NAMED = "_options_named"          # the non-default settings the options' title named
+OPTIONS_NAMED = "_options_named"          # keys of the non-default settings the options named
+OPTIONS_ERRORS = "_options_errors"        # keys of the options' fields with an error, last run
 
 
 def param(kind: str, name: str) -> str:

@@ -29,9 +29,14 @@ SETTINGS = ((keys.SIGNATURE, "", "input_signature"), (keys.REDUCE_RETRACING, Fal
             (keys.COMPARE, False, N_("compare")))
 
 
+def chosen_keys() -> list[str]:
+    """The keys of the settings that differ from their defaults (the language does not matter)."""
+    return [key for key, default, _label in SETTINGS if (st.session_state.get(key) or default) != default]
+
+
 def chosen() -> list[str]:
-    return [_(label) for key, default, label in SETTINGS
-            if (st.session_state.get(key) or default) != default]
+    labels = {key: label for key, _default, label in SETTINGS}
+    return [_(labels[key]) for key in chosen_keys()]
 
 
 # The panel's widgets, whose values are held while it is folded and they are not drawn.
@@ -47,11 +52,14 @@ def panel(draw: Callable[[], None]) -> None:
     example) and when one of its fields has an error."""
     errors = set(st.session_state.get(keys.FIELD_ERRORS, {})) & {keys.SIGNATURE, keys.TIMING_BUDGET,
                                                               keys.SWEEP, keys.COMPARE_SIGNATURE}
+    named = chosen_keys()
+    # Opens when something new asks for it, not on every run while it does: the user may fold it.
+    new_names = bool(named) and named != st.session_state.get(keys.OPTIONS_NAMED)
+    new_errors = bool(errors - set(st.session_state.get(keys.OPTIONS_ERRORS, ())))
+    st.session_state[keys.OPTIONS_NAMED], st.session_state[keys.OPTIONS_ERRORS] = named, sorted(errors)
     names = chosen()
-    changed = bool(names) and names != st.session_state.get(keys.OPTIONS_NAMED)
-    st.session_state[keys.OPTIONS_NAMED] = names
     title = _("Options") + (": " + ", ".join(names) if names else "")
-    box = folded.expander(title, keys.OPTIONS_PANEL, held=PANEL_KEYS, open_now=bool(errors) or changed)
+    box = folded.expander(title, keys.OPTIONS_PANEL, held=PANEL_KEYS, open_now=new_names or new_errors)
     if box is not None:
         with box:
             draw()

@@ -52,6 +52,7 @@ def _is_python(name: str) -> bool:
 
 def argument_builder(info: FunctionInfo | None) -> None:
     if info is None or not info.params:
+        folded.hold(keys.ARGS_PANEL)   # open or folded, as it was once the code parses again
         return
     held = [keys.param(kind, name) for name in info.params for kind in ("kind", "dtype", "shape", "value")]
     box = folded.expander(_("Arguments of {signature}").format(

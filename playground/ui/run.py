@@ -180,11 +180,11 @@ def _session_id() -> str:
         return "unknown"
 
 
-def run_button(settings: Settings, requested: bool = False,
-               status: Optional[DeltaGenerator] = None) -> bool:
-    """Draws the button; on a click (or `requested`: Ctrl+Enter in the editor), runs the job,
-    stores the Result (or the error) and returns True. The run's live status goes to `status`
-    (default: under the button)."""
+def run_button(settings: Settings, status: Optional[DeltaGenerator] = None) -> bool:
+    """Draws the button; on a click (or a run requested: Ctrl+Enter in the editor, a presenter
+    step), runs the job, stores the Result (or the error) and returns True. The run's live
+    status goes to `status` (default: under the button)."""
+    requested = bool(st.session_state.pop(keys.RUN_REQUESTED, False))
     if not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch") and not requested:
         return False
     had_field_errors = bool(st.session_state.get(keys.FIELD_ERRORS))
