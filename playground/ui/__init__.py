@@ -99,7 +99,6 @@ def result_area(wide: Optional[DeltaGenerator] = None) -> None:
     result = state.result()
     if result is None:
         st.info(_("Press **Run** to trace the function with the call plan."))
-        if wide is not None:
-            wide.empty()
-        return
-    results.render(result, wide=wide)
+    drew_wide = result is not None and results.render(result, wide=wide)
+    if wide is not None and not drew_wide:
+        wide.empty()   # no code view this time: the slot held the last one

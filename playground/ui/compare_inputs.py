@@ -13,7 +13,7 @@ from ..contract.errors import SpecError
 from ..contract.i18n import _
 from ..contract.share_link import P_COMPARE
 from ..contract.job import Job
-from . import keys, options
+from . import folded, keys, options
 from .plan import show_error
 
 DEFAULT_KIND = "reduce_retracing"
@@ -88,11 +88,6 @@ def validate(values: Mapping[str, object], job: Job) -> dict[str, str]:
     return {}
 
 
-def keep(key: str, default: object) -> None:
-    # A widget not drawn in a rerun loses its value; held as plain state, it survives.
-    st.session_state[key] = st.session_state.get(key, default)
-
-
 def inputs() -> None:
     st.toggle(_("Compare: run a second side that changes one setting"), key=keys.COMPARE,
               help=_("Runs the same code and calls twice, side a as set above and side b with "
@@ -103,9 +98,9 @@ def inputs() -> None:
     choices = tf_choices()
     if st.session_state.get(keys.COMPARE_TF) not in choices:   # the newest installed, by default
         st.session_state[keys.COMPARE_TF] = list(choices)[-1] if choices else ""
-    keep(keys.COMPARE_SIGNATURE, "")
+    folded.hold(keys.COMPARE_SIGNATURE, default="")
     if not st.session_state.get(keys.COMPARE):
-        keep(keys.COMPARE_KIND, DEFAULT_KIND)
+        folded.hold(keys.COMPARE_KIND, default=DEFAULT_KIND)
         return
     kind = st.selectbox(_("Side b changes"), available, key=keys.COMPARE_KIND,
                         format_func=i18n.bound(kind_label))   # AppTest formats in its own thread

@@ -88,7 +88,7 @@ def options(max_budget_s: float) -> None:
                              "of that argument (name or position) set to each size."))
         show_error(keys.SWEEP)
     else:  # keep the text while the field is hidden (Streamlit drops unrendered widget state)
-        st.session_state[keys.SWEEP] = st.session_state.get(keys.SWEEP, "")
+        folded.hold(keys.SWEEP, default="")
     st.toggle(_("Export SavedModel (and a TensorBoard graph log)"), key=keys.EXPORT,
               help=_("Saves the function as a SavedModel, reloads it in a fresh worker and checks "
                      "each signature against the original outputs."))

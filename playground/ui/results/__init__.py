@@ -11,7 +11,7 @@ from ...contract import i18n
 from ...reports import notebook
 from ...contract.i18n import N_, _, _p
 from ...contract.job import FunctionReport, Report
-from .. import keys
+from .. import folded, keys
 from ..state import Result
 from . import code, compare, console, export, graph, problems, timing, traces
 
@@ -135,16 +135,10 @@ def keep_open_tab(names: list[str], labels: list[str]) -> None:
             return
 
 
-def render(result: Result, wide: Optional[DeltaGenerator] = None) -> None:
+def render(result: Result, wide: Optional[DeltaGenerator] = None) -> bool:
     """The results column; `wide`: a one-element slot at the page's full width, below both
-    columns, where the Code tab draws the source beside its converted code (emptied when the
-    Code tab is not the one drawn)."""
-    if not _render(result, wide) and wide is not None:
-        wide.empty()
-
-
-def _render(result: Result, wide: Optional[DeltaGenerator]) -> bool:
-    """Draws the results; True if the open tab drew into `wide`."""
+    columns, where the Code tab draws the source beside its converted code. Returns whether
+    the open tab drew into it."""
     report = result.report
     if result.comparison is not None:   # compare mode: both sides, side by side
         compare.render(result)
@@ -166,7 +160,7 @@ def _render(result: Result, wide: Optional[DeltaGenerator]) -> bool:
     # Only the open tab is drawn (switching tabs reruns): hidden charts, graphs and tables
     # cost the browser about 3 CPU-s per run (bench/load_test.py), and the server its time.
     for key, default in TAB_CONTROLS.items():
-        st.session_state[key] = st.session_state.get(key, default)
+        folded.hold(key, default=default)
     tabs = st.tabs(labels, key=keys.RESULT_TAB, on_change="rerun")
     drew_wide = False
     for tab, view in zip(tabs, views):
