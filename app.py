@@ -26,6 +26,7 @@ else:   # imported by `streamlit run` to find the ASGI app
     from playground.contract.config import settings
     from playground.front_door import hosting
     from playground.front_door.middleware import DoorLimits, FrontDoor
+    from playground.ui import code_box
 
     @contextlib.asynccontextmanager
     async def _lifespan(_app):  # type: ignore[no-untyped-def]
@@ -37,5 +38,5 @@ else:   # imported by `streamlit run` to find the ASGI app
     hosting.configure(_settings.allowed_origins)
     _limits = DoorLimits.from_settings(
         _settings, max_upload_bytes=int(st.get_option("server.maxUploadSize") * 1e6))
-    app = st.App(__file__, lifespan=_lifespan, routes=api.routes(),
+    app = st.App(__file__, lifespan=_lifespan, routes=api.routes() + code_box.routes(),
                  middleware=[Middleware(FrontDoor, limits=_limits)])

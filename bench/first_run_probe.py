@@ -25,7 +25,7 @@ with streamlit_server("bench_ui:ready_pool") as (url, process), sync_playwright(
     frames = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append((time.perf_counter(), len(payload)))))
     page.goto(f"{url}/?example=retracing")
-    page.frame_locator(".st-key-source_box iframe").locator(".ace_content").wait_for(timeout=300_000)
+    page_clock.wait_for(page, "editor", timeout_s=300)
     page.wait_for_selector(IDLE, timeout=300_000)
     time.sleep(float(sys.argv[1]) if len(sys.argv) > 1 else 0.0)
     for n in range(1, 5):

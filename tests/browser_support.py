@@ -65,14 +65,12 @@ def launch(playwright):  # type: ignore[no-untyped-def]
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-EDITOR_FRAME = ".st-key-source_box iframe"   # the code editor component (Ace, in an iframe)
+EDITOR = ".st-key-source_box"   # the code editor (Ace, drawn in the page by a v2 component)
 
 
 def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
     # The first script run has drawn the editor: Ace's text layer in its frame, or the plain box.
-    page.wait_for_selector(f"{EDITOR_FRAME}, .st-key-source textarea", timeout=RUN_TIMEOUT_MS)
-    if page.locator(EDITOR_FRAME).count():
-        page.frame_locator(EDITOR_FRAME).locator(".ace_content").wait_for(timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector(f"{EDITOR} .ace_content, .st-key-source textarea", timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
+from browser_support import (CHROMIUM, EDITOR, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
                              open_options, open_panel, run_and_wait, traces_value, wait_idle)
 from browser_support import page, server  # noqa: F401 - fixtures
 
@@ -30,7 +30,7 @@ def scale(x, factor):
 
 
 def editor(page):
-    return page.frame_locator(EDITOR_FRAME)
+    return page.locator(EDITOR)
 
 
 def editor_text(page) -> str:
@@ -44,8 +44,18 @@ def expect_editor_text(page, pattern: str) -> None:
         time.sleep(0.2)
 
 
+def close_tooltip(page) -> None:
+    """Moves the mouse over the text, away from the gutter: a gutter tooltip left open closes,
+    as Ace closes it for a person whose mouse crosses the text."""
+    box = editor(page).locator(".ace_content").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] - 10, box["y"] + 5)
+    expect(editor(page).locator(".ace_tooltip:visible")).to_have_count(0)
+
+
 def type_code(page, text: str) -> None:
     """Replaces the editor's text as a person would: click in it, select all, type (paste-like)."""
+    close_tooltip(page)       # it would take the click
     editor(page).locator(".ace_content").click()
     page.keyboard.press("Control+A")
     page.keyboard.insert_text(text)
@@ -186,6 +196,16 @@ def test_ctrl_enter_runs_and_the_gutter_marks_error_lines(page, server) -> None:
     gutter_marks(page).hover()
     expect(editor(page).locator(".ace_tooltip")).to_contain_text("AttributeError")
     page.screenshot(path=str(SHOTS / "editor_gutter.png"), full_page=True)
+    # A mark's text comes from the user's code (an exception's message): Ace, in the page
+    # itself, shows it as text, never as markup.
+    hostile = '<img src=x onerror="window.__marked = 1">ValueError'
+    editor(page).locator(".ace_editor").evaluate(
+        "(el, text) => el.env.editor.session.setAnnotations([{row: 4, column: 0, type: 'error', text}])",
+        hostile)
+    close_tooltip(page)
+    gutter_marks(page).hover()
+    expect(editor(page).locator(".ace_tooltip:visible")).to_contain_text(hostile)
+    assert page.evaluate("() => window.__marked") is None
     # A gallery pick replaces the editor's text.
     page.locator(".st-key-example").get_by_role("combobox").click()
     page.get_by_role("option", name=re.compile(r"\(tf-print\)")).click()
@@ -211,7 +231,18 @@ def test_editor_loads_with_everything_off_localhost_blocked(page, server) -> Non
     editor(page).locator(".ace_content").click()
     page.keyboard.press("Control+Enter")
     expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    assert all("fonts.googleapis.com" in url for url in blocked), blocked   # the theme's font only
+    assert blocked == [], blocked     # Ace and its font come from this server
+
+
+def test_an_editor_that_cannot_load_in_the_browser_says_so(page, server) -> None:
+    """Ace's script refused (a proxy, an extension): the box names the way out, which works."""
+    page.route("**/editor/ace-*/ace.js", lambda route: route.abort())
+    page.goto(f"{server}/?example=retracing")
+    box = page.locator(".st-key-source_box")
+    expect(box).to_contain_text("The code editor could not load. Switch on the Plain text box below.",
+                                timeout=RUN_TIMEOUT_MS)
+    page.locator(".st-key-plain_editor label").click()
+    expect(page.locator(".st-key-source textarea")).to_have_value(re.compile(r"def process\(x\)"))
 
 
 def test_plain_text_box_toggle_keeps_the_code(page, server) -> None:
@@ -258,7 +289,7 @@ LONG_LINE = "    return tf.reduce_sum(x * 2.0) + tf.reduce_max(x)  # 80 characte
 
 def test_run_is_on_the_first_screen_and_the_code_gets_the_pages_width(server) -> None:
     """At 1400x900: Run without scrolling, the source pane of the code view shows an
-    80-character line unclipped, and a Run keeps the editor's iframe (it is not re-created)."""
+    80-character line unclipped, and a Run keeps the editor (its element is not re-created)."""
     from playground.contract import share_link
     assert len(LONG_LINE) == 80
     source = f"import tensorflow as tf\n\n@tf.function\ndef wide(x):\n{LONG_LINE}\n"
@@ -270,9 +301,9 @@ def test_run_is_on_the_first_screen_and_the_code_gets_the_pages_width(server) ->
         wait_idle(page)
         run = page.locator(".st-key-run button").bounding_box()
         assert run is not None and run["y"] >= 0 and run["y"] + run["height"] <= 900, run
-        frame = page.locator(EDITOR_FRAME).element_handle()
+        ace = page.locator(f"{EDITOR} .ace_editor").element_handle()
         run_and_wait(page)
-        assert frame.evaluate("element => element.isConnected")
+        assert ace.evaluate("element => element.isConnected")
         pane = page.locator(".lm-wide .lm-source")
         expect(pane).to_be_visible()
         assert LONG_LINE.strip() in pane.inner_text()

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from browser_support import CHROMIUM, EDITOR_FRAME, RUN_TIMEOUT_MS, launch, wait_idle
+from browser_support import CHROMIUM, EDITOR, RUN_TIMEOUT_MS, launch, wait_idle
 from browser_support import server  # noqa: F401 - fixtures
 from playground import gallery
 
@@ -28,7 +28,7 @@ def browser(server):
 
 
 def editor_text(page) -> str:
-    return page.frame_locator(EDITOR_FRAME).locator(".ace_editor").evaluate(
+    return page.locator(EDITOR).locator(".ace_editor").evaluate(
         "el => el.env.editor.getValue()")
 
 
@@ -62,7 +62,7 @@ def test_chinese_page_runs_and_switching_keeps_code_and_results(browser, server)
     expect(chart.locator(".gtitle")).to_have_text("累计追踪次数（红色：该次调用触发了追踪）")
 
     # Edit the code after the run, then switch: the edit, the result and the tab all stay.
-    page.frame_locator(EDITOR_FRAME).locator(".ace_content").click()
+    page.locator(EDITOR).locator(".ace_content").click()
     page.keyboard.press("Control+End")
     page.keyboard.insert_text("\n# kept across the switch\n")
     page.get_by_role("heading", name="tf.function 演练场").click()   # blur: the editor hands its text over

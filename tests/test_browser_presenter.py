@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from browser_support import (CHROMIUM, EDITOR_FRAME, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
+from browser_support import (CHROMIUM, EDITOR, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
                              traces_value)
 from browser_support import server  # noqa: F401 - fixtures
 from playground import gallery
@@ -90,7 +90,7 @@ def test_keys_typed_into_a_field_stay_there(page, server) -> None:
     keys_ready(page)        # else a field's keys would stay there trivially
     # The inputs panel opens on a click and holds the working code editor.
     page.get_by_text("Inputs: the code editor", exact=False).click()
-    editor = page.frame_locator(EDITOR_FRAME)
+    editor = page.locator(EDITOR)
     expect(editor.locator(".ace_content")).to_contain_text("def autograph_demo")
     calls = page.locator(f".st-key-{keys.CALLS} textarea")
     calls.click()

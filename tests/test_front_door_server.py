@@ -175,15 +175,21 @@ def test_http_requests_have_a_rate_and_a_body_cap_and_health_is_exempt(server):
     assert http_status(f"{url}/_stcore/upload_file/x/y", "PUT", big, b"")[0] == 413
 
 
-def test_the_editors_assets_stay_cached_across_visits(server):
-    """Streamlit serves a component's files with a bare `Cache-Control: public` and no validator;
-    the door gives the editor's scripts and styles a day, and leaves its frame's page fresh."""
+def test_the_editors_files_are_served_for_a_year_and_nothing_else_is(server):
+    """Ace's two files come from app.py's own route under a URL that names Ace's version, so a
+    browser keeps them (a second visit loads no script for the editor); any other name is 404."""
+    from playground.ui import code_box
     url, _pid = server
-    visitor_runs(url, "203.0.113.95", 1)      # the page ran once: the editor component exists
     me = {"X-Forwarded-For": "203.0.113.95"}
-    base = f"{url}/component/code_editor.code_editor"
-    status, headers = http_status(f"{base}/bootstrap.min.css", headers=me)
-    assert status == 200 and headers["Cache-Control"] == "public, max-age=86400", dict(headers)
-    status, headers = http_status(f"{base}/index.html", headers=me)
-    assert status == 200 and headers["Cache-Control"] == "no-cache", dict(headers)
-    assert http_status(f"{base}/no-such-file.js", headers=me)[0] == 404
+    base = url + code_box.ASSET_PATH
+    for name in code_box.ACE_FILES:
+        status, headers = http_status(base + name, headers=me)
+        assert status == 200, name
+        assert headers["Cache-Control"] == "public, max-age=31536000, immutable", dict(headers)
+        assert headers["Content-Type"].startswith("text/javascript"), dict(headers)
+    for name in ("LICENSE", "no-such-file.js"):
+        assert http_status(base + name, headers=me)[0] == 404, name
+    for name in ("..%2F__init__.py", "%2e%2e%2fcode_box.js"):    # refused before any route
+        assert http_status(base + name, headers=me)[0] in (400, 404), name
+    # Static files are exempt from the request rate, as Streamlit's own are.
+    assert all(http_status(base + "ace.js", "HEAD", me)[0] == 200 for _ in range(30))

@@ -53,7 +53,7 @@ HELD_PER_SESSION = 8      # messages one session may have waiting for the bucket
 STREAM = "/_stcore/stream"
 API = "/api/"                 # the HTTP API (playground/api/): same limits, answered in JSON
 EXEMPT = ("/_stcore/health", "/_stcore/host-config", "/_stcore/script-health-check")
-STATIC = ("/static/", "/component/", "/_stcore/bidi-components/", "/app/static/")
+STATIC = ("/static/", "/component/", "/_stcore/bidi-components/", "/app/static/", "/editor/")
 LOCAL_ORIGINS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}   # Streamlit's own, for local use
 
 
@@ -153,7 +153,7 @@ class FrontDoor:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         if path.endswith(EXEMPT) or any(part in path for part in STATIC):
-            await self.app(scope, receive, _cached(send) if _component_asset(path) else send)
+            await self.app(scope, receive, send)
             return
         client = self.client(scope)
         page = _is_page(scope)
@@ -317,27 +317,6 @@ class _Close(Exception):
     def __init__(self, code: int, why: str) -> None:
         super().__init__(why)
         self.code, self.why = code, why
-
-
-# A component's scripts, styles and fonts (the code editor loads 1.77 MB of them). Streamlit serves
-# them with a bare `Cache-Control: public` and no validator, so each visit downloaded them again.
-# A day's freshness keeps them across visits; a new component version brings new file names.
-COMPONENT_ASSET_TYPES = (".js", ".css", ".woff", ".woff2", ".ttf", ".svg", ".png", ".map")
-COMPONENT_ASSET_CACHE = b"public, max-age=86400"
-
-
-def _component_asset(path: str) -> bool:
-    return path.startswith("/component/") and path.endswith(COMPONENT_ASSET_TYPES)
-
-
-def _cached(send: Send) -> Send:
-    """`send`, with a successful answer's Cache-Control set to COMPONENT_ASSET_CACHE."""
-    async def cached(message: Message) -> None:
-        if message["type"] == "http.response.start" and message.get("status") == 200:
-            headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
-            message = {**message, "headers": headers + [(b"cache-control", COMPONENT_ASSET_CACHE)]}
-        await send(message)
-    return cached
 
 
 def _is_page(scope: Scope) -> bool:

@@ -36,7 +36,6 @@ def main() -> None:
 
     state.init()
     editor.keep_source()
-    editor.apply_editor_event()   # the code editor's latest text, before anything reads the source
     run.warm()
     st.html(CSS)
     head, toggle = st.columns([5, 1], vertical_alignment="center")

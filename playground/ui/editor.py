@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import pathlib
 from typing import Callable, Optional
 
 import streamlit as st
@@ -15,25 +14,20 @@ from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
 
 from ..contract import source_info
-from . import folded, gutter, keys, state
+from . import code_box, folded, gutter, keys, state
 
 SOURCE_HELP = N_("Paste a module that defines a function. It runs in a sandboxed worker, "
                  "never in this web process.")
 # Ace options: Python mode comes from `lang`; these make it an editor for code.
 ACE_OPTIONS = {"showLineNumbers": True, "tabSize": 4, "useSoftTabs": True, "navigateWithinSoftTabs": True,
                "fontFamily": '"Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
-               "fontSize": 13, "wrap": False, "showPrintMargin": False, "highlightActiveLine": True}
+               "fontSize": 13, "wrap": False, "showPrintMargin": False, "highlightActiveLine": True,
+               "minLines": 14, "maxLines": 32}   # it grows with the code, from 14 lines to 32
 
 
-def _load_component() -> Optional[Callable]:
-    """streamlit-code-editor's component function, or None when it (or its built assets) is missing."""
-    try:
-        import code_editor
-        from code_editor import code_editor as component
-    except Exception:  # noqa: BLE001 - any import failure means: use the text area
-        return None
-    build = pathlib.Path(code_editor.__file__).parent / "frontend" / "build" / "index.html"
-    return component if build.is_file() else None
+def _load_component() -> Optional[Callable[..., None]]:
+    """The code box (Ace in the page), or None when its files are missing."""
+    return code_box.code_box if code_box.ready() else None
 
 
 def gallery_picker() -> None:
@@ -70,17 +64,10 @@ def keep_source() -> None:
     folded.hold(keys.SOURCE)
 
 
-def _editor_key() -> str:
-    return f"{keys.CODE_EDITOR}_{st.session_state.get(keys.EDITOR_GENERATION, 0)}"
-
-
-def apply_editor_event(value: object = None) -> None:
-    """Writes the code editor's text into keys.SOURCE (once per event); Ctrl+Enter asks for a run.
-
-    Called before anything reads the source (with the value the browser sent), and again with
-    what the component returned."""
-    if value is None:
-        value = st.session_state.get(_editor_key())
+def apply_editor_event() -> None:
+    """on_change of the code box: its text into keys.SOURCE (once per event, by its id), before
+    the page run reads the source; Ctrl+Enter (`submit`) also asks for a run."""
+    value = (st.session_state.get(keys.CODE_EDITOR) or {}).get("event")
     if not isinstance(value, dict) or not value.get("id"):
         return
     if value["id"] == st.session_state.get(keys.EDITOR_EVENT):
@@ -101,20 +88,18 @@ def _text_area() -> None:
     st.text_area(_("Your TensorFlow code"), key=keys.SOURCE, height=260, help=_(SOURCE_HELP))
 
 
-def _code_editor(component: Callable) -> Callable[[], None]:
+def _code_editor(component: Callable[..., None]) -> Callable[[], None]:
     """Draws the caption and a slot now, and returns what fills the slot with the editor. The
     editor is drawn last, after a run this script may do, so its gutter marks the new report."""
     st.caption(_("Your TensorFlow code · **Ctrl+Enter** (⌘+Enter) runs it"), help=_(SOURCE_HELP))
     slot = st.container(key="source_box")
 
     def draw() -> None:
-        marks = gutter_marks()
         with slot:
-            value = component(st.session_state.get(keys.SOURCE, ""), lang="python",
-                              theme="default", shortcuts="vscode", height=[14, 32],
-                              response_mode=["blur"], options=ACE_OPTIONS,
-                              props={"annotations": marks}, key=_editor_key())
-        apply_editor_event(value)
+            component(st.session_state.get(keys.SOURCE, ""),
+                      st.session_state.get(keys.EDITOR_GENERATION, 0), gutter_marks(), ACE_OPTIONS,
+                      _("The code editor could not load. Switch on the Plain text box below."),
+                      key=keys.CODE_EDITOR, on_event=apply_editor_event)
 
     return draw
 
@@ -128,12 +113,11 @@ def gutter_marks() -> list[dict]:
 
 
 # Hands new gutter marks to the editor already on the page, without redrawing it: a Run redraws
-# only its fragment (ui/__init__.py), not the editor. The editor is Ace inside the component's
-# same-origin iframe, and Ace keeps itself on its element (`el.env.editor`). Marks are data
-# (JSON), never markup. The next page rerun draws the editor with the same marks as props.
+# only its fragment (ui/__init__.py), not the editor. Ace keeps itself on its element
+# (`el.env.editor`). Marks are data (JSON), never markup, and Ace shows their text as text. The
+# next page rerun draws the editor with the same marks as its data.
 PUSH_MARKS = """<script>(() => {{
-  const frame = document.querySelector(".st-key-source_box iframe");
-  const node = frame && frame.contentDocument && frame.contentDocument.querySelector(".ace_editor");
+  const node = document.querySelector(".st-key-source_box .ace_editor");
   if (node && node.env && node.env.editor) node.env.editor.session.setAnnotations({marks});
 }})(); /* {number} */</script>"""
 

@@ -54,7 +54,7 @@ def step(delta: int) -> None:
 
 def _request_owed_run(slug: str) -> None:
     """Asks main() for the run a step owes until a script run gets through it. A one-shot request
-    is not enough: the freshly keyed code editor mounts and reruns the page, and that rerun
+    is not enough: a widget that sends its value meanwhile reruns the page, and that rerun
     stops the run in flight."""
     pending = st.session_state.get(keys.PRESENT_PENDING)
     if not pending or pending[0] != slug:

@@ -9,7 +9,7 @@
     ArrowLeft: "present_previous", PageUp: "present_previous",
   };
   // Keys typed into a field, or that move within a widget (tabs, a slider, a table), stay there.
-  // The code editor lives in an iframe, so its keys never reach this document at all.
+  // The code editor (Ace) takes its keys through a text area of its own, so it is a field too.
   const OWNS_KEYS = '[role="tablist"], [role="slider"], [role="listbox"], [role="combobox"], ' +
                     '[role="grid"], [data-testid="stDataFrame"]';
   const ownsKeys = (el) => !!el && el.nodeType === 1 && (

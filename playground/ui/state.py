@@ -119,8 +119,8 @@ def init() -> None:
 
 
 def code_from_outside() -> None:
-    """Code arrived from outside the code editor (the gallery, a file): the editor is drawn afresh
-    with it, under a new key, so it never keeps the text it had."""
+    """Code arrived from outside the code editor (the gallery, a file): a new generation number
+    tells the editor to take this text, not keep the one it had."""
     st.session_state[keys.EDITOR_GENERATION] = st.session_state.get(keys.EDITOR_GENERATION, 0) + 1
 
 
