@@ -31,6 +31,7 @@ else:   # imported by `streamlit run` to find the ASGI app
     @contextlib.asynccontextmanager
     async def _lifespan(_app):  # type: ignore[no-untyped-def]
         from playground.ui import run
+        hosting.no_delay()   # the server's socket is bound by now
         run.warm_at_start()
         yield
 

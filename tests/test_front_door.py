@@ -401,3 +401,23 @@ def test_the_page_says_why_when_too_many_tabs_are_open_in_the_visitors_language(
     assert "<html" in page and "1" in page
     # The Chinese catalog has the sentence and the title: no English is left on the page.
     assert "Too many" not in page and "playground</" not in page
+
+
+def test_no_delay_reaches_the_connections_a_protocol_0_listener_accepts():
+    """Streamlit's listener is made with protocol 0, which asyncio's own TCP_NODELAY skips: each
+    answer on a kept-alive connection then waited for the client's delayed ACK (40 ms).
+    hosting.no_delay sets it on the listener, and Linux hands it to what it accepts."""
+    import socket
+    from playground.front_door import hosting
+
+    def accepted_nodelay(listener: socket.socket) -> int:
+        with socket.create_connection(listener.getsockname()), listener.accept()[0] as server_side:
+            return server_side.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+
+    with socket.socket(family=socket.AF_INET) as listener:   # as Streamlit binds it
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        assert listener.proto == 0
+        assert accepted_nodelay(listener) == 0                # the 40 ms stall's condition
+        assert hosting.no_delay() >= 1
+        assert accepted_nodelay(listener) != 0

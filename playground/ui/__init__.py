@@ -54,7 +54,7 @@ def main() -> None:
         with c2:
             share_button()
         editor.gallery_panel()
-        infos, draw_editor = editor.source_editor(settings)
+        infos = editor.source_editor(settings)
         plan.show_error(keys.SOURCE)
         info = editor.function_picker(infos)
         plan.argument_builder(info)
@@ -65,14 +65,13 @@ def main() -> None:
         claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
     if stage:   # its own layout, one script run per Run: the header shows the run's verdict
         with stage.run_area:
-            run.run_button(settings)
+            run_button(settings)
         with outputs:
             result_area()
         stage.finish()
     else:
         with outputs:
             workbench(settings, wide)
-    draw_editor()   # last: its gutter marks the report this run may just have made
     state.sync_url()
 
 
@@ -84,11 +83,17 @@ def workbench(settings: Settings, wide: DeltaGenerator) -> None:
     language.apply()   # a fragment's own rerun does not pass through main()
     bar, status = st.columns([1, 3], vertical_alignment="center")
     with bar:
-        ran = run.run_button(settings, status=status)
-    if ran:   # the editor, outside this fragment, is not redrawn: hand it the new marks
+        run_button(settings, status=status)
+    result_area(wide)
+
+
+def run_button(settings: Settings, status: Optional[DeltaGenerator] = None) -> None:
+    """Run, and after a run the new report's gutter marks handed to the editor: it was drawn
+    above, before the run (early, so a first visit gets it soon), and a Run from the fragment
+    does not redraw it at all."""
+    if run.run_button(settings, status=status):
         result = state.result()
         editor.push_gutter_marks(settings, result.number if result else 0)
-    result_area(wide)
 
 
 def result_area(wide: Optional[DeltaGenerator] = None) -> None:

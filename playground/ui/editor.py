@@ -88,20 +88,15 @@ def _text_area() -> None:
     st.text_area(_("Your TensorFlow code"), key=keys.SOURCE, height=260, help=_(SOURCE_HELP))
 
 
-def _code_editor(component: Callable[..., None]) -> Callable[[], None]:
-    """Draws the caption and a slot now, and returns what fills the slot with the editor. The
-    editor is drawn last, after a run this script may do, so its gutter marks the new report."""
+def _code_editor(component: Callable[..., None]) -> None:
+    """The caption and the editor, with the last report's gutter marks (a run later in this
+    page run hands it its own: ui.run_button)."""
     st.caption(_("Your TensorFlow code · **Ctrl+Enter** (⌘+Enter) runs it"), help=_(SOURCE_HELP))
-    slot = st.container(key="source_box")
-
-    def draw() -> None:
-        with slot:
-            component(st.session_state.get(keys.SOURCE, ""),
-                      st.session_state.get(keys.EDITOR_GENERATION, 0), gutter_marks(), ACE_OPTIONS,
-                      _("The code editor could not load. Switch on the Plain text box below."),
-                      key=keys.CODE_EDITOR, on_event=apply_editor_event)
-
-    return draw
+    with st.container(key="source_box"):
+        component(st.session_state.get(keys.SOURCE, ""),
+                  st.session_state.get(keys.EDITOR_GENERATION, 0), gutter_marks(), ACE_OPTIONS,
+                  _("The code editor could not load. Switch on the Plain text box below."),
+                  key=keys.CODE_EDITOR, on_event=apply_editor_event)
 
 
 def gutter_marks() -> list[dict]:
@@ -123,7 +118,7 @@ PUSH_MARKS = """<script>(() => {{
 
 
 def push_gutter_marks(settings: Settings, number: int) -> None:
-    """After a Run in the fragment: the new report's marks to the code editor (if it is drawn).
+    """After a Run: the new report's marks to the code editor already drawn (if it is).
     `number` makes each Run's script new, so the browser runs it again."""
     if _load_component() is None or not use_code_editor(settings):
         return
@@ -178,13 +173,11 @@ def file_opener(settings: Settings) -> None:
             st.info(message)
 
 
-def source_editor(settings: Settings) -> tuple[list[source_info.FunctionInfo], Callable[[], None]]:
-    """The editor (or the text area), its syntax check and the functions it defines; the second
-    value draws the code editor and must be called at the end of the page."""
+def source_editor(settings: Settings) -> list[source_info.FunctionInfo]:
+    """The editor (or the text area), its syntax check, and the functions the code defines."""
     component = _load_component() if use_code_editor(settings) else None
-    draw: Callable[[], None] = lambda: None
     if component is not None:
-        draw = _code_editor(component)
+        _code_editor(component)
     else:
         if use_code_editor(settings):   # wanted, but its package or assets are missing
             st.warning(_("The code editor could not be loaded, so this is a plain text box. "
@@ -198,7 +191,7 @@ def source_editor(settings: Settings) -> tuple[list[source_info.FunctionInfo], C
     error = source_info.syntax_error(source)
     if error:
         st.error(_("Syntax error, {error}").format(error=error))
-    return source_info.functions(source), draw
+    return source_info.functions(source)
 
 
 SCRIPT = ""   # the picker's entry for script mode: the file runs as `python file.py` would
