@@ -19,6 +19,7 @@ if __name__ == "__main__":   # a page run
     main()
 else:   # imported by `streamlit run` to find the ASGI app
     import contextlib
+    import logging
 
     from starlette.middleware import Middleware
 
@@ -31,7 +32,9 @@ else:   # imported by `streamlit run` to find the ASGI app
     @contextlib.asynccontextmanager
     async def _lifespan(_app):  # type: ignore[no-untyped-def]
         from playground.ui import run
-        hosting.no_delay()   # the server's socket is bound by now
+        if not hosting.no_delay():   # the server's socket is bound by now
+            logging.getLogger(__name__).warning(
+                "no listening socket found for TCP_NODELAY: kept-alive answers may wait 40 ms")
         run.warm_at_start()
         yield
 

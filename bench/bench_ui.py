@@ -96,7 +96,7 @@ def since_open(page, stamp_ms: float) -> float:  # type: ignore[no-untyped-def]
 
 
 def editor_ready(page) -> float:  # type: ignore[no-untyped-def]
-    """Seconds from this page's open to Ace's text layer in the editor's frame."""
+    """Seconds from this page's open to Ace's text layer in the page."""
     return since_open(page, page_clock.wait_for(page, "editor"))
 
 

@@ -534,6 +534,26 @@ def test_code_editor_is_a_layer_over_the_source_state(monkeypatch: pytest.Monkey
     assert at.session_state[keys.SOURCE] == SQUARE["source"]
 
 
+def test_an_editor_event_is_applied_once_and_submit_asks_for_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code box's state value {id, type, text}: its text becomes the source once per id (a
+    remount sends the last value again), and Ctrl+Enter (`submit`) also asks for a run."""
+    from playground.ui import editor
+    session: dict = {}
+    monkeypatch.setattr(editor.st, "session_state", session)
+    session[keys.CODE_EDITOR] = {"event": {"id": "1", "type": "blur", "text": "a = 1\n"}}
+    editor.apply_editor_event()
+    assert session[keys.SOURCE] == "a = 1\n" and keys.RUN_REQUESTED not in session
+    session[keys.SOURCE] = "b = 2\n"                        # code from outside since
+    editor.apply_editor_event()                              # the same event again: ignored
+    assert session[keys.SOURCE] == "b = 2\n"
+    session[keys.CODE_EDITOR] = {"event": {"id": "2", "type": "submit", "text": "c = 3\n"}}
+    editor.apply_editor_event()
+    assert session[keys.SOURCE] == "c = 3\n" and session[keys.RUN_REQUESTED] is True
+    session[keys.CODE_EDITOR] = {"event": {"id": "", "type": "submit", "text": "d"}}   # malformed
+    editor.apply_editor_event()
+    assert session[keys.SOURCE] == "c = 3\n"
+
+
 def test_editor_that_cannot_load_falls_back_to_the_text_area(monkeypatch: pytest.MonkeyPatch) -> None:
     from playground.ui import editor
     monkeypatch.setattr(editor, "_load_component", lambda: None)

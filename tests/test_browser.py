@@ -232,6 +232,10 @@ def test_editor_loads_with_everything_off_localhost_blocked(page, server) -> Non
     page.keyboard.press("Control+Enter")
     expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
     assert blocked == [], blocked     # Ace and its font come from this server
+    # Ace's keys that load an extension on first use find it here too: Ctrl+F, its search box.
+    editor(page).locator(".ace_content").click()
+    page.keyboard.press("Control+F")
+    expect(editor(page).locator(".ace_search")).to_be_visible()
 
 
 def test_an_editor_that_cannot_load_in_the_browser_says_so(page, server) -> None:
@@ -302,8 +306,9 @@ def test_run_is_on_the_first_screen_and_the_code_gets_the_pages_width(server) ->
         run = page.locator(".st-key-run button").bounding_box()
         assert run is not None and run["y"] >= 0 and run["y"] + run["height"] <= 900, run
         ace = page.locator(f"{EDITOR} .ace_editor").element_handle()
+        ace.evaluate("element => { element.env.editor.__beforeRun = true; }")
         run_and_wait(page)
-        assert ace.evaluate("element => element.isConnected")
+        assert ace.evaluate("element => element.isConnected && element.env.editor.__beforeRun === true")
         pane = page.locator(".lm-wide .lm-source")
         expect(pane).to_be_visible()
         assert LONG_LINE.strip() in pane.inner_text()
@@ -349,8 +354,8 @@ def test_a_run_redraws_its_fragment_only_and_hands_the_editor_its_marks(page, se
     expect(gutter_marks(page)).to_have_text("5")   # handed over by the fragment, not a redraw
     gutter_marks(page).hover()
     expect(editor(page).locator(".ace_tooltip")).to_contain_text("AttributeError")
-    # An edit drops the report's marks (the editor's props are [] before and after it, so this
-    # checks the pushed marks do not outlive their code); a second Run hands them over again.
+    # An edit drops the report's marks (the component's own marks are [] before and after it, so
+    # this checks the pushed marks do not outlive their code); a second Run hands them over again.
     type_code(page, NEW_SOURCE)
     leave_editor(page)
     expect(gutter_marks(page)).to_have_count(0)

@@ -45,9 +45,14 @@ def no_delay() -> int:
     count = 0
     for descriptor in descriptors:
         try:
-            sock = socket.socket(fileno=os.dup(descriptor))   # family and type read from the fd
+            copy = os.dup(descriptor)
         except OSError:
-            continue                                          # not a socket, or already closed
+            continue                                          # closed since the listing
+        try:
+            sock = socket.socket(fileno=copy)                 # family and type read from the fd
+        except OSError:
+            os.close(copy)                                    # not a socket
+            continue
         with sock:
             try:
                 if (sock.family in (socket.AF_INET, socket.AF_INET6)

@@ -113,7 +113,8 @@ def gutter_marks() -> list[dict]:
 # next page rerun draws the editor with the same marks as its data.
 PUSH_MARKS = """<script>(() => {{
   const node = document.querySelector(".st-key-source_box .ace_editor");
-  if (node && node.env && node.env.editor) node.env.editor.session.setAnnotations({marks});
+  const editor = node && node.env && node.env.editor;   // none while the text is newer than the run's
+  if (editor && editor.getValue() === node.known) editor.session.setAnnotations({marks});
 }})(); /* {number} */</script>"""
 
 

@@ -16,7 +16,10 @@ from starlette.routing import Route
 HERE = pathlib.Path(__file__).parent
 ACE_VERSION = "1.45.2"
 ACE_DIR = HERE / f"ace-{ACE_VERSION}"
-ACE_FILES = ("ace.js", "mode-python.js", "theme-tomorrow_night.js")   # the last: dark mode
+# Ace, its Python mode, its dark theme, and the extensions its default keys load on first use
+# (Ctrl+F and Ctrl+H search, Ctrl+L go to line, F1 commands, F4 next error, Ctrl+, settings).
+ACE_FILES = ("ace.js", "mode-python.js", "theme-tomorrow_night.js", "ext-searchbox.js",
+             "ext-prompt.js", "ext-error_marker.js", "ext-settings_menu.js")
 # The URL names Ace's version, so a browser may keep the files as long as it likes.
 ASSET_PATH = f"/editor/ace-{ACE_VERSION}/"
 ASSET_CACHE = "public, max-age=31536000, immutable"

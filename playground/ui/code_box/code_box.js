@@ -4,7 +4,7 @@
 // text changed since Python last had it) and "submit" (Ctrl+Enter, Cmd+Enter).
 const loading = {};
 
-function script(url) {   // each URL once per page: Ace defines one global
+function script(url) {   // each URL once per page (Ace defines one global); again after a failure
   if (!loading[url]) {
     loading[url] = new Promise((resolve, reject) => {
       const tag = document.createElement("script");
@@ -12,6 +12,9 @@ function script(url) {   // each URL once per page: Ace defines one global
       tag.onload = resolve;
       tag.onerror = () => reject(new Error(url));
       document.head.appendChild(tag);
+    }).catch((error) => {
+      delete loading[url];
+      throw error;
     });
   }
   return loading[url];
@@ -20,18 +23,18 @@ function script(url) {   // each URL once per page: Ace defines one global
 let events = 0;
 
 // Streamlit's light or dark theme, from the background colour it hands the component.
-function dark(element) {
+function theme(element) {
   const rgb = getComputedStyle(element).getPropertyValue("--st-background-color").match(/[0-9a-f]{2}/gi);
-  if (!rgb || rgb.length < 3) return false;
+  if (!rgb || rgb.length < 3) return "ace/theme/textmate";
   const [r, g, b] = rgb.slice(0, 3).map((hex) => parseInt(hex, 16));
-  return 0.299 * r + 0.587 * g + 0.114 * b < 128;
+  return 0.299 * r + 0.587 * g + 0.114 * b < 128 ? "ace/theme/tomorrow_night" : "ace/theme/textmate";
 }
 
 function build(box, data, send) {
   const ace = window.ace;
   ace.config.set("basePath", data.assets);   // its Python mode loads from the same folder
-  const theme = dark(box) ? "ace/theme/tomorrow_night" : "ace/theme/textmate";
-  const editor = ace.edit(box, {...data.options, mode: "ace/mode/python", theme, value: data.text});
+  const editor = ace.edit(box, {...data.options, mode: "ace/mode/python", theme: theme(box),
+                                value: data.text});
   editor.clearSelection();
   editor.renderer.setScrollMargin(4, 4);
   box.known = data.text;   // the text Python has
@@ -61,6 +64,7 @@ export default function ({data, parentElement, setStateValue}) {
     parentElement.appendChild(box);
   }
   script(data.assets + "ace.js").then(() => {
+    if (!window.ace) throw new Error("ace.js defined no editor");   // a proxy's page, say
     let editor = box.env && box.env.editor;
     if (!editor) {
       editor = build(box, data, (event) => setStateValue("event", event));
@@ -69,12 +73,16 @@ export default function ({data, parentElement, setStateValue}) {
       box.known = data.text;
       editor.setValue(data.text, -1);
     }
-    editor.session.setAnnotations(data.marks);
-  }, () => {
+    if (editor.getOption("theme") !== theme(box)) editor.setTheme(theme(box));   // light or dark
+    // The marks belong to the text Python has: none while the editor holds newer text.
+    if (editor.getValue() === data.text) editor.session.setAnnotations(data.marks);
+  }).catch(() => {
     box.textContent = data.failed;
   });
+  // Streamlit calls this on unmount, and also when a render was overtaken by the next one:
+  // only a box that has left the page takes its editor along.
   return () => {
     const editor = box.env && box.env.editor;
-    if (editor) editor.destroy();
+    if (editor && !box.isConnected) editor.destroy();
   };
 }
