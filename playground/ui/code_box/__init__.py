@@ -6,9 +6,11 @@ React and 1.7 MB of script before Ace could draw, about 0.4 s of a first visit o
 """
 from __future__ import annotations
 
+import functools
 import pathlib
 from typing import Any, Callable
 
+import streamlit as st
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -36,6 +38,7 @@ CSS = """
 """
 
 
+@functools.cache   # asked on every page run; the files do not come or go while the server runs
 def ready() -> bool:
     """Ace's files are here (a broken checkout or image draws the plain text area instead)."""
     return all((ACE_DIR / name).is_file() for name in ACE_FILES)
@@ -54,17 +57,11 @@ def routes() -> list[Route]:
     return [Route(ASSET_PATH + "{name}", _asset, methods=["GET", "HEAD"])]
 
 
-_mount: Callable[..., Any] | None = None
-
-
+@functools.cache
 def mount() -> Callable[..., Any]:
     """The component's mounting command, registered once per process."""
-    global _mount
-    if _mount is None:
-        import streamlit as st
-        _mount = st.components.v2.component(NAME, js=(HERE / "code_box.js").read_text(), css=CSS,
-                                            isolate_styles=False)   # Ace styles the page
-    return _mount
+    return st.components.v2.component(NAME, js=(HERE / "code_box.js").read_text(), css=CSS,
+                                      isolate_styles=False)   # Ace styles the page
 
 
 def code_box(text: str, generation: int, marks: list[dict], options: dict, failed: str,

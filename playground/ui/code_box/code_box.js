@@ -73,7 +73,8 @@ export default function ({data, parentElement, setStateValue}) {
       box.known = data.text;
       editor.setValue(data.text, -1);
     }
-    if (editor.getOption("theme") !== theme(box)) editor.setTheme(theme(box));   // light or dark
+    const look = theme(box);   // light or dark, as Streamlit is now
+    if (editor.getOption("theme") !== look) editor.setTheme(look);
     // The marks belong to the text Python has: none while the editor holds newer text.
     if (editor.getValue() === data.text) editor.session.setAnnotations(data.marks);
   }).catch(() => {
