@@ -43,4 +43,5 @@ else:   # imported by `streamlit run` to find the ASGI app
     _limits = DoorLimits.from_settings(
         _settings, max_upload_bytes=int(st.get_option("server.maxUploadSize") * 1e6))
     app = st.App(__file__, lifespan=_lifespan, routes=api.routes() + code_box.routes(),
-                 middleware=[Middleware(FrontDoor, limits=_limits)])
+                 middleware=[Middleware(FrontDoor, limits=_limits, preload=(
+                     code_box.preload() if _settings.editor != "plain" else ()))])

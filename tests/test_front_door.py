@@ -181,13 +181,13 @@ class Client:
         return codes + statuses
 
 
-def door(clock=None, **limits) -> tuple[FrontDoor, Recorder, Clock]:
+def door(clock=None, preload=(), **limits) -> tuple[FrontDoor, Recorder, Clock]:
     """A door with the default settings, but for `limits`, trusting X-Forwarded-For; on a
     standing Clock unless given another."""
     clock, app = clock or Clock(), Recorder()
     defaults = DoorLimits.from_settings(Settings(), max_upload_bytes=4 * 10**6)
     chosen = dataclasses.replace(defaults, client_ip_header="X-Forwarded-For", **limits)
-    return FrontDoor(app, chosen, clock), app, clock
+    return FrontDoor(app, chosen, clock, preload), app, clock
 
 
 async def settle():
@@ -365,6 +365,22 @@ def test_http_requests_have_a_rate_and_health_and_assets_are_exempt():
     assert call(front, http("/", address="203.0.113.2"))[0] == 200   # another client
     clock.now += 1.0
     assert call(front, http("/"))[0] == 200
+
+
+def test_only_the_page_names_the_scripts_to_preload():
+    """The page's answer tells the browser to fetch the editor's script at once; nothing else
+    carries the header: not an asset, not a fetch, not a refusal."""
+    front, _app, _clock = door(preload=("/editor/ace-1.45.2/ace.js",), request_burst=2,
+                               requests_per_second=0.001)
+    status, headers, body = call(front, http("/"))
+    assert status == 200 and body == b"ok"
+    assert headers["link"] == "</editor/ace-1.45.2/ace.js>; rel=preload; as=script"
+    assert "link" not in call(front, http("/static/js/main.js"))[1]
+    assert "link" not in call(front, http("/_stcore/upload_file/s/f", method="PUT",
+                                          headers=()))[1]
+    status, headers, _body = call(front, http("/"))   # over the request rate
+    assert status == 429 and "link" not in headers
+    assert "link" not in call(door()[0], http("/"))[1]   # none to name
 
 
 def test_a_body_over_the_cap_is_refused_before_it_is_read():

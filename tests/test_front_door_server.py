@@ -7,6 +7,7 @@ which this server trusts."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import random
 import time
 import urllib.error
@@ -176,7 +177,7 @@ def test_http_requests_have_a_rate_and_a_body_cap_and_health_is_exempt(server):
 
 
 def test_the_editors_files_are_served_for_a_year_and_nothing_else_is(server):
-    """Ace's two files come from app.py's own route under a URL that names Ace's version, so a
+    """Ace's files come from app.py's own route under a URL that names Ace's version, so a
     browser keeps them (a second visit loads no script for the editor); any other name is 404."""
     from playground.ui import code_box
     url, _pid = server
@@ -189,6 +190,16 @@ def test_the_editors_files_are_served_for_a_year_and_nothing_else_is(server):
         assert headers["Content-Type"].startswith("text/javascript"), dict(headers)
     for name in ("LICENSE", "no-such-file.js"):
         assert http_status(base + name, headers=me)[0] == 404, name
+    # Compressed once at start, and the same bytes as the file once unpacked.
+    request = urllib.request.Request(base + "ace.js", headers={**me, "Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.headers["Content-Encoding"] == "gzip"
+        assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert gzip.decompress(response.read()) == (code_box.ACE_DIR / "ace.js").read_bytes()
+    # The page names ace.js for the browser to fetch while it loads Streamlit's own scripts.
+    status, headers = http_status(url + "/", headers={**me, "Accept": "text/html"})
+    assert status == 200
+    assert headers["Link"] == f"<{code_box.ASSET_PATH}ace.js>; rel=preload; as=script"
     for name in ("..%2F__init__.py", "%2e%2e%2fcode_box.js"):    # refused before any route
         assert http_status(base + name, headers=me)[0] in (400, 404), name
     # Static files are exempt from the request rate, as Streamlit's own are.

@@ -13,6 +13,7 @@ and every websocket message. Per client (front_door/identity.py, as the fair que
                                                             latest state is what runs; a button
                                                             press waits its turn
     HTTP                        health, static assets    -> exempt (cheap)
+                                the page                 -> answered with `preload` Link headers
                                 a body over the cap      -> 413
                                 over the request rate    -> 429 + Retry-After
                                 the page, with `sessions` tabs already open -> 429, a page that
@@ -124,8 +125,11 @@ class FrontDoor:
     tables need no locks."""
 
     def __init__(self, app: ASGIApp, limits: DoorLimits,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, preload: tuple[str, ...] = ()) -> None:
         self.app, self.limits, self.clock = app, limits, clock
+        # Scripts the page will ask for once it has drawn (the code editor's): named in a Link
+        # header of the page's answer, the browser fetches them while it loads Streamlit.
+        self.links = [(b"link", f"<{url}>; rel=preload; as=script".encode()) for url in preload]
         self.open: collections.Counter[str] = collections.Counter()
         self.messages: ClientTable[TokenBucket] = ClientTable(
             lambda: TokenBucket(limits.messages_per_second, limits.message_burst),
@@ -165,7 +169,7 @@ class FrontDoor:
                 body = (json.dumps({"error": {"status": status, "message": text}}) if api
                         else _page(text) if page else text + "\n").encode()
         if refusal is None:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._linked(send) if page and self.links else send)
             return
         self.counts[f"http {status}"] += 1
         kind = "application/json" if api else "text/html; charset=utf-8" if page \
@@ -176,6 +180,13 @@ class FrontDoor:
             headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+    def _linked(self, send: Send) -> Send:
+        async def linked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *self.links]}
+            await send(message)
+        return linked
 
     def _http_refusal(self, scope: Scope, client: str,
                       page: bool) -> Optional[tuple[int, str, Optional[float]]]:
