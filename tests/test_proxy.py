@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import concurrent.futures
+import gzip
 import hashlib
 import http.client
 import http.server
@@ -54,8 +55,10 @@ class Echo(http.server.BaseHTTPRequestHandler):
             Hold.release.wait(timeout=30)
         data = json.dumps({"method": self.command, "path": self.path, "body": len(body),
                            "headers": {k.lower(): v for k, v in self.headers.items()}}).encode()
+        script = self.path.startswith("/static/")   # a frontend script's size, as Streamlit's
+        data += b" " * (8192 if script else 0)      # (JSON allows the trailing blanks)
         self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "text/javascript" if script else "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -170,6 +173,24 @@ def test_serves_tls_and_the_proxy_sets_the_client_headers(proxy) -> None:
     assert headers["x-forwarded-for"] == "127.0.0.1", headers
     assert headers["x-real-ip"] == "127.0.0.1" and "forwarded" not in headers, headers
     assert headers["host"] == "play.example:8443" and headers["x-forwarded-proto"] == "https"
+
+
+def test_scripts_are_compressed_for_a_browser_that_accepts_gzip(proxy) -> None:
+    conn = http.client.HTTPSConnection(proxy.split("//")[1], timeout=20, context=unverified())
+    try:
+        for accepts in (True, False):
+            conn.request("GET", "/static/js/index.js",
+                         headers={"Accept-Encoding": "gzip"} if accepts else {})
+            answer = conn.getresponse()
+            body = answer.read()
+            assert answer.status == 200
+            assert answer.getheader("Content-Encoding") == ("gzip" if accepts else None)
+            unpacked = gzip.decompress(body) if accepts else body
+            assert len(unpacked) > 8192 and json.loads(unpacked)["path"] == "/static/js/index.js"
+            if accepts:
+                assert len(body) < 1024 and "Accept-Encoding" in answer.getheader("Vary", "")
+    finally:
+        conn.close()
 
 
 def test_plain_http_on_the_tls_port_is_redirected(proxy) -> None:
