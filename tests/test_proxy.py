@@ -193,6 +193,29 @@ def test_scripts_are_compressed_for_a_browser_that_accepts_gzip(proxy) -> None:
         conn.close()
 
 
+def test_static_and_editor_files_are_kept_and_nothing_else_is(proxy) -> None:
+    """A second fetch of a frontend or editor file is answered from nginx's cache (the echo
+    upstream's answer names the first request's headers); a page is fetched every time."""
+    conn = http.client.HTTPSConnection(proxy.split("//")[1], timeout=20, context=unverified())
+
+    def fetch(path: str, marker: str) -> tuple[str, dict]:
+        conn.request("GET", path, headers={"X-Marker": marker})
+        answer = conn.getresponse()
+        seen = json.loads(answer.read())
+        assert answer.status == 200
+        return answer.getheader("X-Cache", ""), seen["headers"]
+    try:
+        for path in ("/static/js/Button.abc123.js", "/editor/ace-1.45.2/ace.js"):
+            status, headers = fetch(path, "first")
+            assert status == "MISS" and headers["x-marker"] == "first", (path, status)
+            status, headers = fetch(path, "second")
+            assert status == "HIT" and headers["x-marker"] == "first", (path, status, headers)
+        assert fetch("/?page", "first")[0] == ""
+        assert fetch("/?page", "second")[1]["x-marker"] == "second"
+    finally:
+        conn.close()
+
+
 def test_plain_http_on_the_tls_port_is_redirected(proxy) -> None:
     conn = http.client.HTTPConnection(proxy.split("//")[1], timeout=10)
     conn.request("GET", "/x?y=1", headers={"Host": "play.example:8443"})
