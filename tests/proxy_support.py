@@ -65,12 +65,16 @@ def unverified() -> ssl.SSLContext:
     return context
 
 
+def open_connection(url: str) -> http.client.HTTPSConnection:
+    """A keep-alive connection to https://HOST:PORT, trusting the self-signed certificate."""
+    return http.client.HTTPSConnection(url.split("//")[1], timeout=20, context=unverified())
+
+
 def request(url: str, method: str = "GET", path: str = "/", headers: Optional[dict] = None,
             body: Optional[bytes] = None, connection: Optional[http.client.HTTPSConnection] = None
             ) -> tuple[int, bytes]:
     """(status, body) of one request to https://HOST:PORT, on `connection` if given."""
-    conn = connection or http.client.HTTPSConnection(url.split("//")[1], timeout=20,
-                                                     context=unverified())
+    conn = connection or open_connection(url)
     try:
         conn.request(method, path, body=body, headers=headers or {})
         answer = conn.getresponse()
@@ -83,7 +87,7 @@ def request(url: str, method: str = "GET", path: str = "/", headers: Optional[di
 def burst(url: str, path: str, n: int, threads: int = 8) -> list[tuple[int, bytes]]:
     """n GETs of path at once, from `threads` keep-alive connections: (status, body) each."""
     def one_connection(count: int) -> list[tuple[int, bytes]]:
-        conn = http.client.HTTPSConnection(url.split("//")[1], timeout=20, context=unverified())
+        conn = open_connection(url)
         try:
             return [request(url, path=path, connection=conn) for _ in range(count)]
         finally:

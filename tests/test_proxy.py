@@ -20,7 +20,7 @@ from typing import Iterator
 import pytest
 
 import proxy_support
-from proxy_support import burst, local_proxy, request, unverified
+from proxy_support import burst, local_proxy, open_connection, request, unverified
 
 if proxy_support.missing() and os.environ.get("CI"):
     pytest.fail(f"the proxy tests must run in CI: {proxy_support.missing()}",
@@ -176,7 +176,7 @@ def test_serves_tls_and_the_proxy_sets_the_client_headers(proxy) -> None:
 
 
 def test_scripts_are_compressed_for_a_browser_that_accepts_gzip(proxy) -> None:
-    conn = http.client.HTTPSConnection(proxy.split("//")[1], timeout=20, context=unverified())
+    conn = open_connection(proxy)
     try:
         for accepts in (True, False):
             conn.request("GET", "/static/js/index.js",
@@ -196,7 +196,7 @@ def test_scripts_are_compressed_for_a_browser_that_accepts_gzip(proxy) -> None:
 def test_static_and_editor_files_are_kept_and_nothing_else_is(proxy) -> None:
     """A second fetch of a frontend or editor file is answered from nginx's cache (the echo
     upstream's answer names the first request's headers); a page is fetched every time."""
-    conn = http.client.HTTPSConnection(proxy.split("//")[1], timeout=20, context=unverified())
+    conn = open_connection(proxy)
 
     def fetch(path: str, marker: str) -> tuple[str, dict]:
         conn.request("GET", path, headers={"X-Marker": marker})
@@ -241,7 +241,7 @@ def test_a_body_over_8_mb_is_refused_with_413_and_4_mb_passes(proxy) -> None:
 
 
 def test_a_burst_of_requests_gets_429_but_health_checks_do_not(proxy) -> None:
-    conn = http.client.HTTPSConnection(proxy.split("//")[1], timeout=20, context=unverified())
+    conn = open_connection(proxy)
     health = [request(proxy, path="/_stcore/health", connection=conn)[0] for _ in range(40)]
     assert set(health) == {200}
     conn.close()
@@ -274,7 +274,7 @@ def test_more_than_20_requests_at_once_from_one_address_get_429(proxy) -> None:
 
 def test_the_apis_event_stream_passes_unbuffered(proxy) -> None:
     """Each NDJSON line reaches the client when the app sends it, not with the last one."""
-    conn = http.client.HTTPSConnection(proxy.split("//")[1], timeout=20, context=unverified())
+    conn = open_connection(proxy)
     conn.request("POST", "/api/v1/analyze", body=b"{}", headers={
         "Accept": "application/x-ndjson", "Content-Type": "application/json"})
     answer = conn.getresponse()
