@@ -6,7 +6,8 @@
     ├── SourceError(ValueError)     the pasted source does not compile or fails at import
     ├── EntryError(LookupError)     the --function entry is missing or not callable
     ├── LimitError(RuntimeError)    a service limit (source size, calls per plan, rate, queue full)
-    └── SandboxError(RuntimeError)  the sandbox could not run the job at all
+    ├── SandboxError(RuntimeError)  the sandbox could not run the job at all
+    └── Cancelled(RuntimeError)     the client went away; raised from its on_event to stop the job
 
 Each class also subclasses the matching builtin, as AutoGraph's
 InaccessibleSourceCodeError(PyCTError, ValueError) does, so callers may catch either.
@@ -46,3 +47,9 @@ class LimitError(PlaygroundError, RuntimeError):
 
 class SandboxError(PlaygroundError, RuntimeError):
     """The sandbox could not start or talk to a worker."""
+
+
+class Cancelled(PlaygroundError, RuntimeError):
+    """The client that asked for a job has gone (a closed stream). Raised from the client's
+    on_event callback: the supervisor lets it through, kills the job's worker and still bills
+    the time the job ran; a job still waiting in a queue leaves it."""

@@ -218,17 +218,14 @@ class FairExecutor:
         emit = on_event or (lambda event: None)
         ticket = self.queue.enter(client)
         started: Optional[float] = None        # set once the job holds a slot
-        charged = 0.0
         try:
             self.queue.wait(ticket, emit)
             started = time.monotonic()
-            report = self.executor.submit(job, lambda event: self._relay(ticket, event, emit))
-            charged = report.duration_s or (time.monotonic() - started)
-            return report
-        except BaseException:
-            charged = time.monotonic() - started if started is not None else 0.0
-            raise
+            return self.executor.submit(job, lambda event: self._relay(ticket, event, emit))
         finally:
+            # Billed by this clock, from the slot's start: a number in the report is the
+            # worker's to forge, and a cancelled or failed run still used its time.
+            charged = time.monotonic() - started if started is not None else 0.0
             self.queue.leave(ticket, charged)
 
     def _relay(self, ticket: _Ticket, event: dict, emit: OnEvent) -> None:

@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Optional
 
+from ..contract import protocol
 from ..contract.errors import SandboxError
 from . import layout
 from .process import (SandboxConfig, SandboxedWorker, file_tail, kill_group, reap_and_free,
@@ -170,12 +171,11 @@ class ForkedWorker(SandboxedWorker):
     def attach(self, events_r: int, job_w: int) -> None:
         self._fd, self._job_w = events_r, job_w
 
-    def _message(self, message: dict) -> bool:
-        if message.get("event") == "exit":        # the namespace's init: how the worker ended
+    def _message(self, message: protocol.Message) -> bool:
+        if isinstance(message, protocol.Exit):    # the namespace's init: how the worker ended
             # The job holds this pipe too and may forge the line: keep only plausible values.
-            sig, code = message.get("signal"), message.get("code")
-            self._exit = (sig if isinstance(sig, int) and 0 < sig < 128 else None,
-                          code if isinstance(code, int) else None)
+            sig = message.signal
+            self._exit = (sig if sig is not None and 0 < sig < 128 else None, message.code)
             self._ended = True
             return False
         return True
@@ -199,7 +199,7 @@ class ForkedWorker(SandboxedWorker):
             try:
                 for _ in self.events(time.monotonic() + timeout_s):
                     pass
-            except (TimeoutError, OverflowError, OSError):
+            except (TimeoutError, OverflowError, ValueError, OSError):
                 pass
         return self._exit[0]
 

@@ -8,11 +8,13 @@ from typing import Optional
 
 from ..contract import i18n
 from ..contract.i18n import _
-from ..contract.job import ErrorInfo, ExecutorInfo, Report, SandboxInfo, from_dict
+from ..contract.job import ErrorInfo, ExecutorInfo, Report, SandboxInfo
+from ..contract.protocol import Environment
 from .supervisor import Outcome
 
 MEMORY_EVIDENCE = ("MemoryError", "bad_alloc", "Cannot allocate memory", "ResourceExhausted",
                    "out of memory", "OOM")
+DEFAULT_OUTPUT_CAP = 1 << 20   # config.output_cap_bytes's default
 NETWORK_ERRORS = ("ConnectionRefusedError", "gaierror", "ConnectionError", "TimeoutError")
 NETWORK_TEXT = ("Network is unreachable", "Connection refused", "Name or service not known",
                 "Temporary failure in name resolution")
@@ -28,8 +30,11 @@ def finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float, language: s
 def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
     limits = sandbox.limits
     if outcome.report is not None:
-        report = from_dict(Report, outcome.report)
-        report = _explain(report, limits)
+        report = _explain(_bounded(outcome.report, limits), limits)
+    elif outcome.malformed:
+        report = _empty("killed", _("The job's report was malformed ({problem}); nothing it "
+                                    "said was shown.").format(problem=outcome.malformed[:200]),
+                        outcome)
     elif outcome.timed_out:
         report = _empty("timeout", _("Time limit: stopped after {seconds} s").format(
             seconds=f"{timeout_s:g}"), outcome)
@@ -39,14 +44,29 @@ def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
     elif outcome.crash is not None:
         crash = outcome.crash
         report = _empty("killed", _("The worker failed: {error}").format(
-            error=f"{crash.get('type')}: {str(crash.get('message', ''))[:300]}"), outcome)
+            error=f"{crash.type[:100]}: {crash.message[:300]}"), outcome)
     else:
         report = _died(outcome, limits)
     if outcome.demoted_after_s is not None:
         sandbox = dataclasses.replace(sandbox, notes=sandbox.notes + [demoted_note(
             outcome.demoted_after_s)])
     executor = ExecutorInfo(kind="local", node=socket.gethostname())
-    return dataclasses.replace(report, sandbox=sandbox, executor=executor)
+    # The duration is the supervisor's measurement, whatever the report said.
+    return dataclasses.replace(report, sandbox=sandbox, executor=executor,
+                               duration_s=outcome.wall_s)
+
+
+def _bounded(report: Report, limits: dict) -> Report:
+    """The host's own output cap on what the job printed (the engine's cap is the job's to
+    skip): the script's output and each call's, cut to `output_bytes` characters."""
+    cap = int(limits.get("output_bytes") or DEFAULT_OUTPUT_CAP)
+
+    def cut(text: str) -> str:
+        return text if len(text) <= cap else text[:cap] + "\n" + _("[output cut at {n} bytes]").format(n=cap)
+
+    functions = [dataclasses.replace(f, calls=[dataclasses.replace(c, stdout=cut(c.stdout))
+                                               for c in f.calls]) for f in report.functions]
+    return dataclasses.replace(report, stdout=cut(report.stdout), functions=functions)
 
 
 def demoted_note(after_s: float) -> str:
@@ -98,10 +118,10 @@ def _empty(status: str, message: str, outcome: Outcome) -> Report:
     """A run that left no report still says where it ran: the worker said so before the
     user's code started."""
     tail = outcome.stderr[-2000:] if outcome.stderr else ""
-    known = outcome.environment
-    environment = known.get("environment")
-    return Report(tensorflow_version=str(known.get("tensorflow_version", "unknown")),
-                  device=str(known.get("device", "unknown")), status=status,  # type: ignore[arg-type]
+    known = outcome.environment or Environment()
+    environment = known.environment
+    return Report(tensorflow_version=known.tensorflow_version,
+                  device=known.device, status=status,  # type: ignore[arg-type]
                   error=ErrorInfo(type=status.capitalize(), message=message),
                   stdout=tail, warnings=[], functions=[], message=message,
                   duration_s=outcome.wall_s,

@@ -1,6 +1,7 @@
 """Starts one sandboxed worker process (bubblewrap or plain process, dropped uid) and talks to it."""
 from __future__ import annotations
 
+import collections
 import json
 import os
 import select
@@ -13,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
+from ..contract import protocol
 from ..contract.config import Settings
 from ..contract.errors import SandboxError
 from ..contract.job import Job, job_to_json
@@ -22,7 +24,7 @@ from . import bwrap, exports, layout, limits as rlimits
 # ends; so every spawn happens on one thread that lives as long as this process.
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
 WARMING_NICE = 10                 # a refilling worker's TF import yields the cores to running jobs
-EVENT_BYTES_CAP = 64 << 20        # a job that floods the protocol pipe is stopped, not buffered
+PROGRESS_CAP = 5_000              # progress messages decoded per job; a flood's rest is dropped
 REDUCED = "reduced isolation: not for public hosting"
 
 
@@ -72,8 +74,9 @@ class SandboxedWorker:
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
         self.stderr = tempfile.TemporaryFile()
-        self._buffer = b""
-        self._received = 0
+        self._reader = protocol.LineReader()
+        self._pending: collections.deque[bytes] = collections.deque()   # read, not decoded
+        self._progress = 0
         self._fd = -1
         self.pid: Optional[int] = None
         self.pid_namespace = 0
@@ -84,11 +87,10 @@ class SandboxedWorker:
         return mount if self.config.isolation == "bubblewrap" else host_path
 
     def wait_ready(self, timeout_s: float) -> None:
-        for event in self.events(time.monotonic() + timeout_s):
-            if event.get("event") == "ready":
-                self.pid = event.get("pid")
-                self.gpus = int(event.get("gpus") or 0)
-                self.pid_namespace = int(event.get("pid_namespace") or 0)
+        for message in self.events(time.monotonic() + timeout_s):
+            if isinstance(message, protocol.Ready):      # said before any user code ran
+                self.pid, self.gpus = message.pid, message.gpus
+                self.pid_namespace = message.pid_namespace
                 return
         raise SandboxError("the sandbox worker did not start: " + (self.stderr_tail() or
                            f"exit status {self.exit_code()}"))
@@ -119,22 +121,30 @@ class SandboxedWorker:
     def exit_code(self) -> Optional[int]:
         raise NotImplementedError
 
-    def _message(self, message: dict) -> bool:
+    def _message(self, message: protocol.Message) -> bool:
         """True if a protocol message is for the caller of events(); False if it was ours."""
         return True
 
-    def events(self, deadline: float) -> Iterator[dict]:
-        """Protocol messages until EOF; raises TimeoutError at the deadline, OverflowError past
-        the byte cap. Lines that are not JSON (a user writing to our fd) are skipped."""
+    def events(self, deadline: float) -> Iterator[protocol.Message]:
+        """The worker's messages, decoded and bounded (contract/protocol.py), until EOF.
+
+        Raises TimeoutError at the deadline, which is checked on every read and every few
+        lines, so nothing the job writes keeps the host past it; StreamTooLarge past the job's
+        byte budget; MalformedMessage for a message that does not fit its type. Past
+        PROGRESS_CAP progress messages, the rest are dropped unparsed."""
         while True:
-            while b"\n" in self._buffer:
-                line, self._buffer = self._buffer.split(b"\n", 1)
-                try:
-                    message = json.loads(line)
-                except ValueError:
+            decoded = 0
+            while self._pending:
+                decoded += 1
+                if decoded % 256 == 0 and time.monotonic() > deadline:
+                    raise TimeoutError()
+                line = self._pending.popleft()
+                skip = protocol.PROGRESS if self._progress >= PROGRESS_CAP else ()
+                message = protocol.parse(line, skip)
+                if message is None or not self._message(message):
                     continue
-                if isinstance(message, dict) and self._message(message):
-                    yield message
+                self._progress += isinstance(message, protocol.PROGRESS)
+                yield message
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError()
@@ -144,10 +154,7 @@ class SandboxedWorker:
             chunk = os.read(self._fd, 1 << 20)
             if not chunk:
                 return
-            self._received += len(chunk)
-            if self._received > EVENT_BYTES_CAP:
-                raise OverflowError()
-            self._buffer += chunk
+            self._pending.extend(self._reader.feed(chunk))
 
     def stderr_tail(self, size: int = 4000) -> str:
         return file_tail(self.stderr, size)

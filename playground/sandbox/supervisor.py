@@ -1,13 +1,20 @@
-"""Supervises one job on one worker: wall clock, event stream, and killing all it started."""
+"""Supervises one job on one worker: wall clock, event stream, and killing all it started.
+
+Everything the worker says is decoded and bounded on the way in (contract/protocol.py); the
+facts the host acts on (how long the job ran, whether it was demoted, when it must stop) come
+from the supervisor's own clock, never from a message.
+"""
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
-from ..contract.job import Job
+from ..contract import protocol
+from ..contract.errors import Cancelled
+from ..contract.job import Job, Report
 from . import exports
-from .process import WorkerProcess
+from .process import SandboxedWorker
 
 DEMOTED_NICE = 19                 # the lowest priority: a long job runs on what others leave
 
@@ -16,26 +23,28 @@ DEMOTED_NICE = 19                 # the lowest priority: a long job runs on what
 class Outcome:
     """What the parent saw; outcome.finish turns it into the user's Report."""
 
-    report: Optional[dict[str, Any]] = None
-    crash: Optional[dict[str, Any]] = None
+    report: Optional[Report] = None
+    crash: Optional[protocol.Crash] = None
     timed_out: bool = False
     overflow: bool = False
+    malformed: str = ""                      # why the worker's stream was refused, if it was
     signal: Optional[int] = None
     exit_code: Optional[int] = None
     stderr: str = ""
-    wall_s: float = 0.0
+    wall_s: float = 0.0                      # the supervisor's clock: what the job is billed
     job: Optional[Job] = None
     files: exports.FileSink = field(default_factory=exports.FileSink)
-    environment: dict[str, Any] = field(default_factory=dict)  # said before the user's code ran
+    environment: Optional[protocol.Environment] = None   # said before the user's code ran
     demoted_after_s: Optional[float] = None  # when it went on at DEMOTED_NICE, if it did
 
 
-def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
+def supervise(worker: SandboxedWorker, job: Job, timeout_s: float,
               on_event: Optional[Callable[[dict], None]] = None,
               demote_after_s: float = 0.0) -> Outcome:
     """Runs the job; whatever happens, the worker and everything it started are killed. A job
     still running after demote_after_s (0: never) goes on at the lowest CPU priority, so a
-    short run of anyone else's gets the cores first (a multilevel feedback queue's rule)."""
+    short run of anyone else's gets the cores first (a multilevel feedback queue's rule).
+    Cancelled, raised by on_event when the client has gone, stops the job and propagates."""
     started = time.monotonic()
     deadline = started + timeout_s
     demote_at = started + demote_after_s if 0 < demote_after_s < timeout_s else None
@@ -51,14 +60,17 @@ def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
                 _forward(on_event, {"event": "demoted", "after_s": demote_after_s})
     except TimeoutError:
         outcome.timed_out = True
-    except OverflowError:
+    except protocol.StreamTooLarge:
         outcome.overflow = True
+    except protocol.MalformedMessage as error:
+        outcome.malformed = str(error)
     except OSError:
         pass                                 # the worker vanished; decided from exit status
     finally:
         outcome.wall_s = time.monotonic() - started
         done = outcome.report is not None or outcome.crash is not None
-        if not done and not outcome.timed_out and not outcome.overflow:
+        ended = done or outcome.timed_out or outcome.overflow or outcome.malformed
+        if not ended:
             outcome.signal = worker.exit_signal(timeout_s=2.0)   # died on its own: why?
             outcome.exit_code = worker.exit_code()
         worker.kill()
@@ -66,25 +78,24 @@ def supervise(worker: WorkerProcess, job: Job, timeout_s: float,
     return outcome
 
 
-def _read_events(worker: WorkerProcess, until: float, outcome: Outcome,
+def _read_events(worker: SandboxedWorker, until: float, outcome: Outcome,
                  on_event: Optional[Callable[[dict], None]]) -> bool:
-    """Reads the job's events into the outcome; True once the stream ended, False at `until`."""
+    """Reads the job's messages into the outcome; True once the stream ended, False at
+    `until`. Only progress is passed on, rebuilt from its decoded fields."""
     try:
-        for event in worker.events(until):
-            kind = event.get("event")
-            if kind == "report":
-                outcome.report = event.get("report")
+        for message in worker.events(until):
+            if isinstance(message, protocol.ReportMessage):
+                outcome.report = message.report
                 return True
-            if kind == "crash":
-                outcome.crash = event
+            if isinstance(message, protocol.Crash):
+                outcome.crash = message
                 return True
-            if kind == "file":
-                outcome.files.receive(event)
-                continue
-            if kind == "environment":
-                outcome.environment = event
-            if on_event is not None and kind not in ("ready",):
-                _forward(on_event, event)
+            if isinstance(message, protocol.FileChunk):
+                outcome.files.receive(protocol.as_event(message))
+            elif isinstance(message, protocol.Environment):
+                outcome.environment = outcome.environment or message   # the first: before user code
+            elif isinstance(message, protocol.PROGRESS) and on_event is not None:
+                _forward(on_event, protocol.as_event(message))
     except TimeoutError:
         return False
     return True
@@ -93,5 +104,7 @@ def _read_events(worker: WorkerProcess, until: float, outcome: Outcome,
 def _forward(on_event: Callable[[dict], None], event: dict) -> None:
     try:
         on_event(event)
+    except Cancelled:
+        raise                # the client has gone: supervise() kills the job
     except Exception:  # a broken UI callback must not lose the job's report
         pass

@@ -1,0 +1,204 @@
+"""The worker's protocol: what a sandboxed worker may say to the host, and the host's decoder.
+
+The user's code runs in the worker's process and can write anything on the protocol pipe
+(it finds it under /proc/self/fd), so every byte is hostile input. One JSON object a line:
+
+    worker -> host   Ready          once warm, before any user code
+                     Environment    TF version and device, before the user's code runs
+                     CallStarted, CallFinished, TimingProgress    while the job runs
+                     FileChunk      an export's files, base64 (sandbox/exports.py)
+                     ReportMessage  the Report, last                  | Crash   the engine failed
+    keeper -> host   Exit           how a forked worker ended (sandbox/zygote.py)
+
+`LineReader` splits the stream in time linear in its size, under a byte budget and a line
+cap; `parse` refuses a line whose JSON would cost more to build than its bound (counted on the
+bytes, before json.loads builds anything) and decodes it into one of the types above with
+contract/decode.py. A line that is not a protocol message at all is dropped; one that claims to
+be a message and does not fit its type raises MalformedMessage. Host-side events (queued,
+started, demoted) have no worker type: a worker cannot send them.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+from .decode import Bounds, DecodeError, decode
+from .job import Report
+
+EVENT_LINE_BYTES = 1 << 20            # an export chunk is 512 KiB, 683 KiB as base64
+REPORT_LINE_BYTES = 16 << 20          # a real report is well under 1 MiB; HLO makes it longer
+JOB_BYTES = 64 << 20                  # all a job may send, exports included (stopped past it)
+JSON_ITEMS = 250_000                  # values in one message: bounds what json.loads builds
+
+# Report fields whose text may be long; every other string is at most Bounds.text_chars.
+LONG_TEXT = frozenset({"stdout", "traceback", "converted_code", "hlo", "dot", "listing",
+                       "message", "source_code_line"})
+REPORT_BOUNDS = Bounds(long_text=LONG_TEXT)
+EVENT_BOUNDS = Bounds(text_chars=4 << 10, long_text_chars=EVENT_LINE_BYTES,
+                      long_text=frozenset({"data"}), list_items=100, dict_items=100)
+
+# A JSON string, possessively matched (linear: no backtracking into it).
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+
+
+class MalformedMessage(ValueError):
+    """A line that claims to be a protocol message and is not a valid one; ends the job."""
+
+
+class StreamTooLarge(OverflowError):
+    """The job sent more than JOB_BYTES, or a line longer than REPORT_LINE_BYTES."""
+
+
+@dataclass(frozen=True)
+class Ready:
+    pid: int = 0
+    gpus: int = 0
+    pid_namespace: int = 0
+
+
+@dataclass(frozen=True)
+class Environment:
+    tensorflow_version: str = "unknown"
+    device: str = "unknown"
+    environment: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CallStarted:
+    function: str
+    index: int
+    args: str = ""
+
+
+@dataclass(frozen=True)
+class CallFinished:
+    function: str
+    index: int
+    retraced: bool = False
+    reason: Optional[str] = None
+    tracing_count: int = 0
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class TimingProgress:
+    function: str = ""
+    mode: str = ""
+    progress: float = 0.0
+
+
+@dataclass(frozen=True)
+class FileChunk:
+    path: str
+    data: str = ""
+
+
+@dataclass(frozen=True)
+class Crash:
+    type: str = ""
+    message: str = ""
+    traceback: str = ""
+
+
+@dataclass(frozen=True)
+class Exit:
+    signal: Optional[int] = None
+    code: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class ReportMessage:
+    report: Report
+
+
+Message = Union[Ready, Environment, CallStarted, CallFinished, TimingProgress, FileChunk, Crash,
+                Exit, ReportMessage]
+KINDS: dict[str, type] = {
+    "ready": Ready, "environment": Environment, "call_started": CallStarted,
+    "call_finished": CallFinished, "timing": TimingProgress, "file": FileChunk, "crash": Crash,
+    "exit": Exit, "report": ReportMessage}
+NAMES = {cls: name for name, cls in KINDS.items()}
+# What a page or an API client may be shown while a job runs; the rest is for the host.
+PROGRESS = (CallStarted, CallFinished, TimingProgress)
+
+
+def as_event(message: Message) -> dict[str, Any]:
+    """A progress message as the event dict the executors pass on (runs/executor.py)."""
+    fields = {name: getattr(message, name) for name in message.__dataclass_fields__}
+    return {"event": NAMES[type(message)], **fields}
+
+
+def parse(line: bytes, skip: tuple[type, ...] = ()) -> Optional[Message]:
+    """One line as a typed message; None for what is no message at all (stray bytes a user's
+    code wrote) and for a kind in `skip` (left unparsed: a flood costs a regex match a line);
+    MalformedMessage for a message that does not fit its type or bounds."""
+    line = line.strip()
+    if not line.startswith(b"{"):
+        return None
+    kind_cls, bounds = _kind_of(line)
+    if kind_cls is None or kind_cls in skip:
+        return None
+    if kind_cls is not ReportMessage and len(line) > EVENT_LINE_BYTES:
+        raise MalformedMessage(f"an event of {len(line)} bytes")
+    structure = _STRING.sub(b'""', line)
+    items = structure.count(b",") + structure.count(b"{") + structure.count(b"[")
+    if items > JSON_ITEMS:
+        raise MalformedMessage(f"more than {JSON_ITEMS} values in one message")
+    try:
+        data = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as error:
+        raise MalformedMessage(f"not JSON ({type(error).__name__})") from None
+    if not isinstance(data, dict):
+        return None
+    data.pop("event", None)
+    try:
+        return decode(kind_cls, data, bounds)
+    except DecodeError as error:
+        raise MalformedMessage(str(error)[:300]) from None
+
+
+def _kind_of(line: bytes) -> tuple[Optional[type], Bounds]:
+    """The message's kind from its first key, which every worker writes first ("event"), so a
+    huge line is judged before it is parsed."""
+    match = re.match(rb'\{\s*"event"\s*:\s*"([a-z_]{1,20})"', line)
+    if match is None:
+        return None, EVENT_BOUNDS
+    cls = KINDS.get(match.group(1).decode())
+    return cls, (REPORT_BOUNDS if cls is ReportMessage else EVENT_BOUNDS)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class LineReader:
+    """Splits a byte stream into lines in linear time: each byte is scanned once and the buffer
+    is compacted once per feed, not once per line. Raises StreamTooLarge past the job's byte
+    budget or when a line outgrows REPORT_LINE_BYTES."""
+
+    def __init__(self, budget: int = JOB_BYTES, line_cap: int = REPORT_LINE_BYTES) -> None:
+        self.budget, self.line_cap = budget, line_cap
+        self.received = 0
+        self._buffer = bytearray()
+        self._scanned = 0               # bytes of the buffer known to hold no newline
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        self.received += len(chunk)
+        if self.received > self.budget:
+            raise StreamTooLarge(f"more than {self.budget} bytes")
+        self._buffer += chunk
+        lines, start = [], 0
+        while True:
+            end = self._buffer.find(b"\n", max(start, self._scanned))
+            if end < 0:
+                break
+            if end > start:             # empty lines cost nothing
+                lines.append(bytes(self._buffer[start:end]))
+            start = end + 1
+        del self._buffer[:start]
+        self._scanned = len(self._buffer)
+        if self._scanned > self.line_cap:
+            raise StreamTooLarge(f"a line longer than {self.line_cap} bytes")
+        return lines
