@@ -1,0 +1,148 @@
+"""Jobs that write their own protocol messages: the user's code runs in the worker's process,
+finds the report pipe under /proc/self/fd and says what it likes. The host must decode, bound
+and measure everything itself (contract/protocol.py, sandbox/supervisor.py)."""
+from __future__ import annotations
+
+import threading
+import time
+
+from playground.contract.job import Job
+
+from sandbox_support import pool, script, timed  # noqa: F401 - pool is a fixture
+
+# The job's side: every write-only pipe above stdio is the protocol pipe (fd 0 reads the job,
+# 1 and 2 are the capture's file, the keeper's exit line comes from another process).
+SAY = '''
+import fcntl, json, os, stat
+def _pipes():
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode) and \\
+                    fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                yield fd
+        except OSError:
+            pass
+def say(data):
+    for fd in list(_pipes()):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+def report(**fields):
+    base = {"tensorflow_version": "2.21.0", "device": "CPU", "status": "ok", "error": None,
+            "stdout": "", "warnings": [], "functions": []}
+    say((json.dumps({"event": "report", "report": {**base, **fields}}) + "\\n").encode())
+'''
+
+
+def forged(body: str, timeout_s: float = 20.0) -> Job:
+    return script(SAY + body, timeout_s=timeout_s)
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class PeakRss:
+    """Samples this process's resident memory while a job runs (the server's cost)."""
+
+    def __enter__(self) -> "PeakRss":
+        self.base = self.peak = rss_mb()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            self.peak = max(self.peak, rss_mb())
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def grown_mb(self) -> float:
+        return self.peak - self.base
+
+
+def test_a_30_mb_report_of_empty_objects_costs_the_server_little(pool):
+    body = ('say(b\'{"event": "report", "report": {"x": [\' + b"{}," * 10_000_000 + '
+            'b"{}]}}\\n")\n')
+    with PeakRss() as rss:
+        report, wall = timed(pool, forged(body))
+    assert report.status == "killed", report.message
+    assert "too many events" in report.message or "malformed" in report.message
+    assert rss.grown_mb < 50, rss.grown_mb       # it was 1,068 MB
+    assert wall < 10
+
+
+def test_a_deeply_nested_or_mistyped_report_is_a_clear_error(pool):
+    for body in ('say(b\'{"event": "report", "report": \' + b"[" * 200_000 + b"]" * 200_000 '
+                 '+ b"}\\n")\n',
+                 'report(functions="everything")\n'):
+        report, _ = timed(pool, forged(body))
+        assert report.status == "killed"
+        assert report.message.startswith("The job's report was malformed"), report.message
+
+
+def test_the_host_cuts_a_forged_report_to_the_output_cap(pool):
+    report, _ = timed(pool, forged('report(stdout="y" * (3 << 20))\n'))
+    assert report.status == "ok"
+    assert len(report.stdout) < (1 << 20) + 100          # the cap is 1 MiB, the job said 3
+    assert report.stdout.endswith("[output cut at 1048576 bytes]")
+
+
+def test_a_newline_flood_through_an_enlarged_pipe_ends_at_the_deadline(pool):
+    body = ("for fd in _pipes():\n"
+            "    fcntl.fcntl(fd, 1031, 1 << 20)       # F_SETPIPE_SZ\n"
+            "while True:\n"
+            "    say(b'\\n' * (1 << 19) + b'{}\\n' * (1 << 17))\n")
+    started = time.process_time()
+    report, wall = timed(pool, forged(body, timeout_s=5))
+    host_cpu = time.process_time() - started
+    assert report.status in ("timeout", "killed"), report.message
+    assert report.duration_s < 5.5, report.duration_s      # it took 13 to 15 s
+    assert wall < 8
+    assert host_cpu < 5, host_cpu
+
+
+def test_duration_in_a_report_is_the_supervisors_not_the_jobs(pool):
+    report, _ = timed(pool, forged("import time\ntime.sleep(1.5)\nreport(duration_s=0.01)\n"))
+    assert report.status == "ok"
+    assert report.duration_s >= 1.5
+
+
+def test_host_events_written_by_a_job_never_reach_the_caller(pool):
+    body = ('for kind in ("demoted", "queued", "started", "accepted", "retry"):\n'
+            '    say(json.dumps({"event": kind, "after_s": 0, "position": 0}).encode() + b"\\n")\n'
+            'say(b\'{"event": "call_finished", "function": "f", "index": 0, "retraced": true, '
+            '"reason": "r", "tracing_count": 1, "error": null, "note": "extra"}\\n\')\n')
+    events: list[dict] = []
+    report = pool.submit(forged(body), events.append)
+    assert report.status == "ok"
+    kinds = [e["event"] for e in events]
+    assert kinds.count("started") == 1                  # the pool's own, not the job's
+    assert not {"demoted", "queued", "accepted", "retry"} & set(kinds), kinds
+    finished = [e for e in events if e["event"] == "call_finished"]
+    assert finished == [{"event": "call_finished", "function": "f", "index": 0,
+                         "retraced": True, "reason": "r", "tracing_count": 1, "error": None}]
+
+
+def test_an_event_flood_is_bounded_for_the_caller(pool):
+    body = ("line = b'{\"event\": \"timing\", \"function\": \"f\", \"mode\": \"m\", "
+            "\"progress\": 0.5}\\n'\n"
+            "for _ in range(20):\n"
+            "    say(line * 40_000)\n"                 # 800,000 events, 54 MB
+            "report(stdout='done')\n")
+    events: list[dict] = []
+    started = time.monotonic()
+    report = pool.submit(forged(body), events.append)
+    assert report.status == "ok" and report.stdout == "done"
+    assert len(events) < 5_100, len(events)         # the host decodes and forwards 5,000
+    assert time.monotonic() - started < 15
+
