@@ -213,3 +213,24 @@ def test_without_the_demotion_the_second_client_waits():
     for thread in threads:
         thread.join(10)
     assert inner.started == ["long", "short"]
+
+
+class SlowForgingExecutor:
+    """Takes 0.3 s of sandbox time and returns a report that claims 0.01 s, as a job can."""
+
+    def submit(self, job: Job, on_event=None) -> Report:
+        threading.Event().wait(0.3)                   # the job's own run time
+        return Report("2.21.0", "CPU", "ok", None, "", [], [], duration_s=0.01)
+
+    def close(self) -> None:
+        pass
+
+
+def test_billing_is_the_executors_own_clock_not_the_reports():
+    fair = FairExecutor(SlowForgingExecutor(), ClientLimits(seconds_per_minute=0.5))
+    fair.submit(Job(source="x"), client="A")
+    (charge,) = fair.queue._charges["A"]
+    assert charge[1] >= 0.3                           # it was billed the 0.01 s it claimed
+    fair.submit(Job(source="x"), client="A")
+    with pytest.raises(LimitError, match="sandbox time"):
+        fair.submit(Job(source="x"), client="A")      # 0.6 s used of a 0.5 s budget

@@ -8,35 +8,11 @@ import time
 
 from playground.contract.job import Job
 
+from hostile_jobs import EVENT_FLOOD, FORGED_30MB, FORGED_DURATION, NEWLINE_FLOOD, SAY
 from sandbox_support import pool, script, timed  # noqa: F401 - pool is a fixture
 
-# The job's side: every write-only pipe above stdio is the protocol pipe (fd 0 reads the job,
-# 1 and 2 are the capture's file, the keeper's exit line comes from another process).
-SAY = '''
-import fcntl, json, os, stat
-def _pipes():
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
-        try:
-            if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode) and \\
-                    fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
-                yield fd
-        except OSError:
-            pass
-def say(data):
-    for fd in list(_pipes()):
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-def report(**fields):
-    base = {"tensorflow_version": "2.21.0", "device": "CPU", "status": "ok", "error": None,
-            "stdout": "", "warnings": [], "functions": []}
-    say((json.dumps({"event": "report", "report": {**base, **fields}}) + "\\n").encode())
-'''
-
-
 def forged(body: str, timeout_s: float = 20.0) -> Job:
-    return script(SAY + body, timeout_s=timeout_s)
+    return script(body if body.startswith(SAY) else SAY + body, timeout_s=timeout_s)
 
 
 def rss_mb() -> float:
@@ -71,8 +47,7 @@ class PeakRss:
 
 
 def test_a_30_mb_report_of_empty_objects_costs_the_server_little(pool):
-    body = ('say(b\'{"event": "report", "report": {"x": [\' + b"{}," * 10_000_000 + '
-            'b"{}]}}\\n")\n')
+    body = FORGED_30MB
     with PeakRss() as rss:
         report, wall = timed(pool, forged(body))
     assert report.status == "killed", report.message
@@ -98,10 +73,7 @@ def test_the_host_cuts_a_forged_report_to_the_output_cap(pool):
 
 
 def test_a_newline_flood_through_an_enlarged_pipe_ends_at_the_deadline(pool):
-    body = ("for fd in _pipes():\n"
-            "    fcntl.fcntl(fd, 1031, 1 << 20)       # F_SETPIPE_SZ\n"
-            "while True:\n"
-            "    say(b'\\n' * (1 << 19) + b'{}\\n' * (1 << 17))\n")
+    body = NEWLINE_FLOOD
     started = time.process_time()
     report, wall = timed(pool, forged(body, timeout_s=5))
     host_cpu = time.process_time() - started
@@ -112,7 +84,7 @@ def test_a_newline_flood_through_an_enlarged_pipe_ends_at_the_deadline(pool):
 
 
 def test_duration_in_a_report_is_the_supervisors_not_the_jobs(pool):
-    report, _ = timed(pool, forged("import time\ntime.sleep(1.5)\nreport(duration_s=0.01)\n"))
+    report, _ = timed(pool, forged(FORGED_DURATION))
     assert report.status == "ok"
     assert report.duration_s >= 1.5
 
@@ -134,11 +106,7 @@ def test_host_events_written_by_a_job_never_reach_the_caller(pool):
 
 
 def test_an_event_flood_is_bounded_for_the_caller(pool):
-    body = ("line = b'{\"event\": \"timing\", \"function\": \"f\", \"mode\": \"m\", "
-            "\"progress\": 0.5}\\n'\n"
-            "for _ in range(20):\n"
-            "    say(line * 40_000)\n"                 # 800,000 events, 54 MB
-            "report(stdout='done')\n")
+    body = EVENT_FLOOD
     events: list[dict] = []
     started = time.monotonic()
     report = pool.submit(forged(body), events.append)
