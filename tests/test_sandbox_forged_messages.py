@@ -6,6 +6,9 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
+from playground.contract.errors import Cancelled
 from playground.contract.job import Job
 
 from hostile_jobs import EVENT_FLOOD, FORGED_30MB, FORGED_DURATION, NEWLINE_FLOOD, SAY
@@ -114,3 +117,18 @@ def test_an_event_flood_is_bounded_for_the_caller(pool):
     assert len(events) < 5_100, len(events)         # the host decodes and forwards 5,000
     assert time.monotonic() - started < 15
 
+
+
+def test_a_client_that_leaves_stops_its_job(pool):
+    """The API's stream raises Cancelled from on_event once its client has gone."""
+    def gone(event: dict) -> None:
+        if event["event"] == "call_finished":
+            raise Cancelled("the client closed its stream")
+
+    source = ("import tensorflow as tf, time\n@tf.function\ndef f(x):\n    return x + 1\n"
+              "f(tf.constant(1))\ntime.sleep(60)\n")
+    started = time.monotonic()
+    with pytest.raises(Cancelled):
+        pool.submit(script(source), gone)
+    assert time.monotonic() - started < 15                # not the 60 s the job asked for
+    assert pool.submit(script("print('next')\n")).stdout == "next\n"   # the pool goes on
