@@ -48,10 +48,15 @@ def test_a_report_that_does_not_fit_its_type_is_malformed_and_names_the_field(ch
     assert field in str(refused.value)
 
 
-def test_nan_and_infinity_are_not_json():
-    line = report_line().replace(b'"duration_s": 0.0', b'"duration_s": NaN')
-    with pytest.raises(protocol.MalformedMessage):
-        protocol.parse(line)
+def test_nan_and_infinity_become_none_where_none_fits_and_are_malformed_elsewhere():
+    verified = {"signatures": [{"key": "k", "inputs": {}, "outputs": {}, "max_abs_diff": 1.0}],
+                "verified": True, "path": ""}
+    line = report_line(export=verified).replace(b'"max_abs_diff": 1.0', b'"max_abs_diff": NaN')
+    assert protocol.parse(line).report.export.signatures[0].max_abs_diff is None
+    for constant in (b"NaN", b"Infinity", b"1e999"):
+        line = report_line().replace(b'"duration_s": 0.0', b'"duration_s": ' + constant)
+        with pytest.raises(protocol.MalformedMessage, match="finite"):
+            protocol.parse(line)
 
 
 def test_deep_nesting_is_refused_without_recursing():

@@ -52,8 +52,8 @@ def decode(cls: Any, data: Any, bounds: Bounds = Bounds(), path: str = "") -> An
         return _free(data, bounds, path, bounds.any_depth)
     if origin in (Union, types.UnionType):
         options = typing.get_args(cls)
-        if data is None and type(None) in options:
-            return None
+        if type(None) in options and (data is None or _non_finite(data)):
+            return None           # NaN or infinity (json.loads accepts them) where None fits
         inner = [a for a in options if a is not type(None)]
         if len(inner) != 1:
             raise DecodeError(path, "a union this decoder does not know")
@@ -123,6 +123,10 @@ def _scalar(cls: Any, data: Any, bounds: Bounds, path: str) -> Any:
             raise DecodeError(path, "not a finite number")
         return number
     raise DecodeError(path, f"a type this decoder does not know ({cls!r})")
+
+
+def _non_finite(data: Any) -> bool:
+    return isinstance(data, float) and not math.isfinite(data)
 
 
 def _key_of(key: Any, bounds: Bounds, path: str) -> str:

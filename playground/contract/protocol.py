@@ -149,7 +149,7 @@ def parse(line: bytes, skip: tuple[type, ...] = ()) -> Optional[Message]:
     if items > JSON_ITEMS:
         raise MalformedMessage(f"more than {JSON_ITEMS} values in one message")
     try:
-        data = json.loads(line, parse_constant=_no_constant)
+        data = json.loads(line)
     except (ValueError, RecursionError) as error:
         raise MalformedMessage(f"not JSON ({type(error).__name__})") from None
     if not isinstance(data, dict):
@@ -169,10 +169,6 @@ def _kind_of(line: bytes) -> tuple[Optional[type], Bounds]:
         return None, EVENT_BOUNDS
     cls = KINDS.get(match.group(1).decode())
     return cls, (REPORT_BOUNDS if cls is ReportMessage else EVENT_BOUNDS)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 class LineReader:
