@@ -132,3 +132,14 @@ def test_a_client_that_leaves_stops_its_job(pool):
         pool.submit(script(source), gone)
     assert time.monotonic() - started < 15                # not the 60 s the job asked for
     assert pool.submit(script("print('next')\n")).stdout == "next\n"   # the pool goes on
+
+
+def test_the_host_measures_cpu_and_wall_itself(pool):
+    body = ("import time\nend = time.process_time() + 1.0\n"
+            "while time.process_time() < end:\n    pass\n"
+            "report(duration_s=0.0, sandbox={'isolation': 'none', 'cpu_s': 0.0, 'wall_s': 0.0})\n")
+    report = pool.submit(forged(body))
+    assert report.status == "ok"
+    assert report.sandbox.isolation == pool.isolation          # the host's, not the job's
+    assert report.sandbox.cpu_s >= 0.9, report.sandbox
+    assert report.sandbox.wall_s >= 1.0 and report.duration_s >= 1.0

@@ -183,6 +183,9 @@ class SandboxInfo:
     isolation: str                          # "bubblewrap" | "process" | "none"
     limits: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # What the host measured itself (never a number the job sent): wall seconds and CPU seconds.
+    wall_s: Optional[float] = None
+    cpu_s: Optional[float] = None
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,9 @@ def log_run(session_id: str, started: float, report: Optional[Report] = None,
         isolation = report.sandbox.isolation if report.sandbox else "unknown"
         line = (f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
                 f"status={report.status} isolation={isolation} traces={report.tracing_count} "
-                f"executor={report.executor.kind if report.executor else 'unknown'}")
+                f"executor={report.executor.kind if report.executor else 'unknown'}"
+                + (f" sandbox_cpu={report.sandbox.cpu_s:.2f}s"
+                   if report.sandbox and report.sandbox.cpu_s is not None else ""))
     else:
         line = (f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
                 f"status=refused reason={type(error).__name__ if error else 'unknown'}")

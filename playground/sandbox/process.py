@@ -118,6 +118,9 @@ class SandboxedWorker:
     def set_priority(self, nice: int) -> None:
         set_priority_of(self.pid_namespace, self.uid, nice)
 
+    def cpu_seconds(self) -> Optional[float]:
+        return cpu_seconds_of(self.pid_namespace, self.uid)
+
     def exit_code(self) -> Optional[int]:
         raise NotImplementedError
 
@@ -281,17 +284,18 @@ def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],
     dirs.remove()
 
 
-def set_priority_of(pid_namespace: int, uid: Optional[int], nice: int) -> None:
-    """Every thread of every process of one sandbox at this niceness (the host is root): its own
-    PID namespace where it has one, else every process of its uid."""
+def sandbox_pids(pid_namespace: int, uid: Optional[int]) -> Optional[list[int]]:
+    """Host pids of every process of one sandbox: its own PID namespace where it has one, else
+    every process of its uid; None for an unsandboxed worker, which shares this uid."""
     from .leftovers import processes_in_namespace, processes_of
     if pid_namespace and pid_namespace != _own_pid_namespace():
-        pids = processes_in_namespace(pid_namespace)
-    elif uid is not None:
-        pids = processes_of(uid)
-    else:
-        return          # an unsandboxed worker shares this process's uid: leave it be
-    for pid in pids:
+        return processes_in_namespace(pid_namespace)
+    return processes_of(uid) if uid is not None else None
+
+
+def set_priority_of(pid_namespace: int, uid: Optional[int], nice: int) -> None:
+    """Every thread of every process of one sandbox at this niceness (the host is root)."""
+    for pid in sandbox_pids(pid_namespace, uid) or ():
         try:
             threads = os.listdir(f"/proc/{pid}/task")
         except OSError:
@@ -301,6 +305,23 @@ def set_priority_of(pid_namespace: int, uid: Optional[int], nice: int) -> None:
                 os.setpriority(os.PRIO_PROCESS, int(tid), nice)
             except OSError:
                 pass
+
+
+def cpu_seconds_of(pid_namespace: int, uid: Optional[int]) -> Optional[float]:
+    """CPU seconds the sandbox's processes used, read by the host from /proc: each live (or
+    zombie) process's own time plus what it reaped of its children. None when unknown."""
+    pids = sandbox_pids(pid_namespace, uid)
+    if pids is None:
+        return None
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        ticks += sum(int(v) for v in fields[11:15])     # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _own_pid_namespace() -> int:

@@ -32,6 +32,7 @@ class Outcome:
     exit_code: Optional[int] = None
     stderr: str = ""
     wall_s: float = 0.0                      # the supervisor's clock: what the job is billed
+    cpu_s: Optional[float] = None            # the host's reading of /proc as the job ended
     job: Optional[Job] = None
     files: exports.FileSink = field(default_factory=exports.FileSink)
     environment: Optional[protocol.Environment] = None   # said before the user's code ran
@@ -73,6 +74,7 @@ def supervise(worker: SandboxedWorker, job: Job, timeout_s: float,
         if not ended:
             outcome.signal = worker.exit_signal(timeout_s=2.0)   # died on its own: why?
             outcome.exit_code = worker.exit_code()
+        outcome.cpu_s = worker.cpu_seconds()
         worker.kill()
         outcome.stderr = "" if done else worker.stderr_tail()
     return outcome
