@@ -27,7 +27,8 @@ else:   # imported by `streamlit run` to find the ASGI app
     from playground.contract.config import settings
     from playground.front_door import hosting
     from playground.front_door.middleware import DoorLimits, FrontDoor
-    from playground.ui import code_box
+    from playground.front_door.page_headers import PageHeaders
+    from playground.ui import code_box, inline_scripts
 
     @contextlib.asynccontextmanager
     async def _lifespan(_app):  # type: ignore[no-untyped-def]
@@ -43,5 +44,6 @@ else:   # imported by `streamlit run` to find the ASGI app
     _limits = DoorLimits.from_settings(
         _settings, max_upload_bytes=int(st.get_option("server.maxUploadSize") * 1e6))
     app = st.App(__file__, lifespan=_lifespan, routes=api.routes() + code_box.routes(),
-                 middleware=[Middleware(FrontDoor, limits=_limits, preload=(
-                     code_box.preload() if _settings.editor != "plain" else ()))])
+                 middleware=[Middleware(PageHeaders, inline_scripts=inline_scripts()),
+                             Middleware(FrontDoor, limits=_limits, preload=(
+                                 code_box.preload() if _settings.editor != "plain" else ()))])

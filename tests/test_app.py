@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground import gallery
 from playground.contract import share_link
+from playground.reports.safe_text import unescape_markdown as shown
 from playground.ui import keys, options, state
 
 APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
@@ -74,7 +75,7 @@ def test_run_retracing_shows_two_traces_and_every_tab(app: AppTest) -> None:
     console = [c.value for c in tab(app, "Console").code]
     assert console[0].startswith("Tracing! x.shape = (3,)") and console[1] == "(no output)"
     problems = tab(app, "Problems")
-    assert any("print-at-trace" in w.value for w in problems.warning)
+    assert any("print-at-trace" in shown(w.value) for w in problems.warning)   # report text: escaped
     assert any("◀ print-at-trace" in m.value for m in problems.markdown)
     # The claim checks compare the example's expectation with this run.
     # (Found by its "holds" column: other tables, such as the claims x versions one, may be drawn.)
@@ -225,7 +226,7 @@ def test_reduced_isolation_notice_and_environment_in_view(app: AppTest) -> None:
     app.run()
     app.button(key=keys.RUN).click().run()
     assert any("not for public hosting" in w.value for w in app.warning)
-    assert any("TensorFlow 2.21" in c.value and "isolation" in c.value for c in app.caption)
+    assert any("TensorFlow 2.21" in shown(c.value) and "isolation" in c.value for c in app.caption)
 
 
 # The boundary is checked in a fresh interpreter: pytest's own process has imported TensorFlow
@@ -327,7 +328,7 @@ def test_progress_labels_name_queue_position_and_retrace_reason() -> None:
     assert _describe({"event": "queued", "position": 2}, 3)[0].startswith("Queued: 2 job(s) ahead")
     label, fraction = _describe({"event": "call_finished", "index": 2, "retraced": True,
                                  "reason": "x: shape (3,) -> (2,)"}, 3)
-    assert label == "Call 3 of 3: traced (x: shape (3,) -> (2,))" and fraction == 1.0
+    assert shown(label) == "Call 3 of 3: traced (x: shape (3,) -> (2,))" and fraction == 1.0
     assert _describe({"event": "demoted", "after_s": 5.0}, 3) == (
         "Still running after 5 s, so it now runs at low priority: shorter runs go first…", None)
 
@@ -359,7 +360,7 @@ def test_sweep_chart_is_log_log_with_graph_retraces(app: AppTest) -> None:
     assert any("traced again at every new size" in c.value for c in timing.caption)
     env = next(d.value for d in timing.dataframe if "setting" in d.value.columns)
     assert dict(zip(env["setting"], env["value"]))["Device"] == "CPU (AMD EPYC)"
-    assert any("measured on **CPU (AMD EPYC)**" in i.value for i in timing.info)
+    assert any("measured on **CPU (AMD EPYC)**" in shown(i.value) for i in timing.info)
     assert app.query_params["sweep"] == SWEEP
 
 
@@ -420,8 +421,8 @@ def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp
     rows = export.dataframe[0].value
     assert list(rows["signature"]) == ["serving_default", "process_1"]
     assert list(rows["check"]) == ["pass", "FAIL"]
-    assert any("No input_signature" in i.value for i in export.info)
-    assert any("differ for: process_1" in e.value for e in export.error)
+    assert any("No input_signature" in shown(i.value) for i in export.info)
+    assert any("differ for: process_1" in shown(e.value) for e in export.error)
     codes = [c.value for c in export.code]
     assert any("signature_def['serving_default']" in c for c in codes)
     assert any("tensorboard --logdir tensorboard" in c for c in codes)
@@ -655,11 +656,25 @@ def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(fold
 
 
 def test_the_marks_script_keeps_any_message_inside_it() -> None:
-    """A message is user text (an exception's): it must not end the script or open a comment."""
+    """A message is user text (an exception's): it stays inside its attribute, as data, and the
+    script's own text never changes (the page's Content-Security-Policy allows it by hash)."""
+    from html.parser import HTMLParser
+
     from playground.ui import editor
-    text = 'ValueError: </script><!--<script>alert(1)</script> & \u2028'
+    text = 'ValueError: "></div></script><!--<script>alert(1)</script> & \u2028'
+    tags: list = []
+    scripts: list = []
+
+    class Reader(HTMLParser):
+        def handle_starttag(self, tag, attrs):  # type: ignore[no-untyped-def]
+            tags.append((tag, dict(attrs)))
+
+        def handle_data(self, data):  # type: ignore[no-untyped-def]
+            if tags and tags[-1][0] == "script":
+                scripts.append(data)
+
     script = editor.push_script([{"row": 4, "column": 0, "type": "error", "text": text}], "run 1")
-    body = script[len("<script>"):-len("</script>")]
-    assert script.endswith("</script>") and "<" not in body   # the template has none either
-    marks = json.loads(body[body.index("setAnnotations(") + len("setAnnotations("):body.rindex(");\n")])
-    assert marks[0]["text"] == text
+    Reader().feed(script)
+    assert [tag for tag, _attrs in tags] == ["div", "script"] and scripts == [editor.PUSH_MARKS]
+    assert json.loads(tags[0][1]["data-marks"])[0]["text"] == text
+    assert "<" not in editor.PUSH_MARKS

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from playground.reports.safe_text import unescape_markdown
+
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 
 
@@ -23,4 +25,4 @@ def page(warm) -> None:
 def test_the_environment_line_names_node_actor_and_warmth(warm, shown):
     app = AppTest.from_function(page, args=(warm,), default_timeout=30).run()
     (caption,) = app.caption
-    assert shown in caption.value, caption.value
+    assert shown in unescape_markdown(caption.value), caption.value   # the report's text, escaped

@@ -1,4 +1,5 @@
-"""Renders a Comparison as text: each side's key facts in two columns, then the differences."""
+"""Renders a Comparison as text: each side's key facts in two columns, then the differences;
+without control characters (the reports' strings are the workers', cli/render_text.py)."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -7,12 +8,13 @@ from ..contract import reasons
 from ..reports.compare import Comparison, Difference
 from ..contract.i18n import _
 from ..contract.job import CallRecord, FunctionReport, Report
+from ..reports.safe_text import terminal_text
 
 WIDTH = 46      # one side's column; longer cells end in "…"
 
 
 def _cell(text: str) -> str:
-    text = " ".join(text.split())
+    text = " ".join(terminal_text(text).split())   # controls first: the width counts what shows
     return text if len(text) <= WIDTH - 2 else text[:WIDTH - 3] + "…"
 
 
@@ -118,4 +120,4 @@ def render(comparison: Comparison) -> str:
     else:
         lines.append(_("differences ({count}):").format(count=len(c.differences)))
         lines += ["  " + difference_line(d) for d in c.differences]
-    return "\n".join(lines)
+    return terminal_text("\n".join(lines))

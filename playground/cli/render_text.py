@@ -1,10 +1,15 @@
-"""Renders a Report as the plain-text summary a person wants in a terminal, in the current language."""
+"""Renders a Report as the plain-text summary a person wants in a terminal, in the current language.
+
+A report's strings are the worker's (hostile code ran there): what reaches the terminal has no
+control characters, so no escape sequence in a message can move the cursor or retitle the window.
+"""
 from __future__ import annotations
 
 from ..contract import reasons
 from ..contract.i18n import _, sentences
 
 from ..contract.job import FunctionReport, Report
+from ..reports.safe_text import terminal_text
 
 
 def _indent(text: str, prefix: str = "      | ") -> list[str]:
@@ -117,4 +122,4 @@ def render(report: Report) -> str:
             lines.append("  " + _("line {line} [{code}] {message}").format(
                 line=w.line, code=w.code, message=w.message))
             lines.append("      " + _("fix: {fix}").format(fix=w.fix))
-    return "\n".join(lines)
+    return terminal_text("\n".join(lines))

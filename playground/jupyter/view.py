@@ -58,7 +58,9 @@ def chart(figure: Any) -> str:
     cannot reach it keeps the tables, which hold the same numbers."""
     from plotly.offline import get_plotlyjs_version
     element = f"tfp-{uuid.uuid4().hex}"
-    spec = figure.to_json().replace("</", "<\\/")
+    # JSON in a script element: <, > and & as \u escapes (as Django's json_script), whatever
+    # plotly's encoder does, so no text in the figure (a report's strings) can end the script.
+    spec = figure.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     url = f"https://cdn.plot.ly/plotly-{get_plotlyjs_version()}.min.js"
     # Shown until the script draws: a notebook that does not run the output's scripts (one not
     # trusted) or cannot reach the CDN keeps this sentence and the tables.

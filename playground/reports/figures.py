@@ -11,6 +11,7 @@ from ..contract import reasons
 from ..contract.i18n import N_, _
 from ..contract.job import FunctionReport, GraphInfo, Timing
 from ..contract.reasons import mode_name
+from .safe_text import plotly_text
 from .tables import modes
 
 
@@ -22,7 +23,7 @@ def tracing_figure(function: FunctionReport) -> go.Figure:
         x=x, y=y, mode="lines+markers", line_shape="hv", name=_("tracing count"),
         marker=dict(size=[14 if c.retraced else 8 for c in calls],
                     color=["#d62728" if c.retraced else "#1f77b4" for c in calls]),
-        text=[(reasons.text(c.reason) if c.reason else _("reused graph")) for c in calls],
+        text=[plotly_text(reasons.text(c.reason)) if c.reason else _("reused graph") for c in calls],
         hovertemplate=_("call %{x}: %{y} trace(s)") + "<br>%{text}<extra></extra>"))
     figure.update_layout(title=_("Cumulative tracing count (red: this call traced)"),
                          xaxis_title=_("call number"), yaxis_title=_("traces so far"),
@@ -77,10 +78,11 @@ def log_ticks(values: list[float]) -> list[float]:
 def op_types_figure(info: GraphInfo) -> go.Figure:
     names = sorted(set(info.op_types) | set(info.op_types_optimized),
                    key=lambda n: -info.op_types.get(n, 0))
+    shown = [plotly_text(n) for n in names]   # op types are the report's text: tick labels
     figure = go.Figure([
-        go.Bar(name=_("traced ({n})").format(n=info.op_count), x=names,
+        go.Bar(name=_("traced ({n})").format(n=info.op_count), x=shown,
                y=[info.op_types.get(n, 0) for n in names]),
-        go.Bar(name=_("after Grappler ({n})").format(n=info.op_count_optimized), x=names,
+        go.Bar(name=_("after Grappler ({n})").format(n=info.op_count_optimized), x=shown,
                y=[info.op_types_optimized.get(n, 0) for n in names]),
     ])
     figure.update_layout(barmode="group", title=_("Ops by type"), yaxis_title=_("ops"), height=320,

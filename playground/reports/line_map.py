@@ -23,11 +23,13 @@ def colours(code_lines: Sequence[CodeLine]) -> dict[int, str]:
 
 
 def _row(number: int, text: str, source_line: Optional[int], colour: str, selected: bool) -> str:
+    # Line numbers come from a report: int() keeps them numbers in a class name and a title.
+    source_line = int(source_line) if source_line is not None else None
     classes = ["lm-row"] + ([f"lm-s{source_line}"] if source_line is not None else []) + \
         (["lm-selected"] if selected else [])
     style = f' style="background:{colour}"' if colour else ""
     title = f' title="line {source_line} of your code"' if source_line is not None else ""
-    return (f'<div class="{" ".join(classes)}"{style}{title}><span class="lm-num">{number}</span>'
+    return (f'<div class="{" ".join(classes)}"{style}{title}><span class="lm-num">{int(number)}</span>'
             f"{html.escape(text) or ' '}</div>")
 
 
@@ -44,7 +46,7 @@ def panes(source: str, first_line: int, converted: str, code_lines: Sequence[Cod
     right = [_row(i, text, origin.get(i), palette.get(origin.get(i, -1), ""),
                   selected is not None and origin.get(i) == selected)
              for i, text in enumerate(converted.splitlines(), 1)]
-    hover = "".join(f".lm:has(.lm-s{n}:hover) .lm-s{n}{{outline:2px solid #444;"
+    hover = "".join(f".lm:has(.lm-s{int(n)}:hover) .lm-s{int(n)}{{outline:2px solid #444;"
                     f"outline-offset:-2px}}" for n in palette)
     dim = ".lm.lm-has-selection .lm-row:not(.lm-selected){opacity:.45}" if selected else ""
     return (f"<style>{_CSS}{hover}{dim}</style>"

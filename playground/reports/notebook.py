@@ -21,6 +21,7 @@ from ..contract import seeded
 from ..contract.i18n import _
 from ..contract.job import Job, Report
 from ..contract.specs import CallSpec, PyValue, TensorSpec, parse_call, parse_signature
+from .safe_text import markdown_literal
 
 # The engine's own function, so a notebook's calls see the tensors the playground's calls saw.
 MAKE_TENSOR = inspect.getsource(seeded.make_tensor).replace(
@@ -69,13 +70,26 @@ def _function_cell(job: Job) -> str:
 
 
 def _recorded(report: Optional[Report], job: Job) -> dict[int, int]:
-    """Call index -> the tracing count the playground saw, for the entry function."""
+    """Call index -> the tracing count the playground saw, for the entry function. A report is
+    a worker's word: what is not a whole number is left out, never written into a cell."""
     if report is None:
         return {}
     for function in report.functions:
         if job.function and function.name in (job.function, job.function.split(".")[-1]):
-            return {c.index: c.tracing_count for c in function.calls}
+            counts = {}
+            for c in function.calls:
+                try:
+                    counts[int(c.index)] = int(c.tracing_count)
+                except (TypeError, ValueError, OverflowError):
+                    continue
+            return counts
     return {}
+
+
+def _comment(text: str) -> str:
+    """`text` for the rest of a comment line: as it is when it is all printable, else its repr
+    (no line break of any kind, IPython's included, can end the comment)."""
+    return text if text.isprintable() else repr(text)
 
 
 def _timing_cell(call: CallSpec, index: int, jit: bool) -> str:
@@ -103,7 +117,7 @@ def build(job: Job, report: Optional[Report] = None) -> nbformat.NotebookNode:
     version = report.tensorflow_version if report else ""
     intro = [_("# tf.function playground run"), "",
              _("This notebook reproduces a playground run in plain TensorFlow (the playground "
-               "ran TensorFlow {version}).").format(version=version) if version else
+               "ran TensorFlow {version}).").format(version=markdown_literal(version)) if version else
              _("This notebook reproduces a playground run in plain TensorFlow.")]
 
     cells = [v4.new_markdown_cell("\n".join(intro)),
@@ -127,9 +141,9 @@ def build(job: Job, report: Optional[Report] = None) -> nbformat.NotebookNode:
               v4.new_code_cell(MAKE_TENSOR),
               v4.new_code_cell(_function_cell(job))]
     for index, (text, call) in enumerate(zip(job.calls, calls)):
-        expected = (f"  # the playground saw {recorded[index]}" if index in recorded else "")
+        expected = (f"  # the playground saw {int(recorded[index])}" if index in recorded else "")
         cells.append(v4.new_code_cell(
-            f"# Call {index + 1}: {text}\n"
+            f"# Call {index + 1}: {_comment(text)}\n"
             f"result = {call_expression(call, index)}\n"
             f"print(result)\n"
             f"print('tracing count:', f.experimental_get_tracing_count()){expected}"))

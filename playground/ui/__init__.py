@@ -8,6 +8,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from ..contract.config import Settings
 from ..contract.i18n import _
+from ..reports.safe_text import markdown_literal
 from ..runs.service import configure_logging
 from . import (claims_table, compare_inputs, editor, keys, language, options, plan, presenter,
                results, run, state)
@@ -25,6 +26,12 @@ CSS = """<style>
 .st-key-source textarea, .st-key-calls textarea, .st-key-signature input
 {font-family: "Source Code Pro", ui-monospace, monospace; font-size: 0.85rem;}
 </style>"""
+
+
+def inline_scripts() -> tuple[str, ...]:
+    """The text of every inline script the page draws (st.html): the Content-Security-Policy
+    allows these, by hash, and no other (front_door/page_headers.py, app.py)."""
+    return (presenter.KEYS_SCRIPT, editor.PUSH_MARKS)
 
 
 def main() -> None:
@@ -99,7 +106,7 @@ def run_button(settings: Settings, status: Optional[DeltaGenerator] = None) -> N
 def result_area(wide: Optional[DeltaGenerator] = None) -> None:
     """The last run's error or result. `wide`: a slot at the page's width for the code view."""
     if st.session_state.get(keys.RUN_ERROR):
-        st.error(st.session_state[keys.RUN_ERROR])
+        st.error(markdown_literal(st.session_state[keys.RUN_ERROR]))   # may quote a worker
     result = state.result()
     if result is None:
         st.info(_("Press **Run** to trace the function with the call plan."))

@@ -16,6 +16,7 @@ from ..reports import compare
 from ..runs.fairness import FairExecutor
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from ..reports.safe_text import markdown_literal
 from . import compare_inputs, keys
 
 
@@ -66,9 +67,10 @@ def submit(executor: FairExecutor, job: Job, side_b: Optional[SideB], client: st
     if side_b is None:
         return executor.submit(job, on_event=progress.on_event, client=client), None
     spec, job_b = side_b
-    st.caption(_("Side b ({side}):").format(side=compare.describe(job_b, spec)))
+    st.caption(_("Side b ({side}):").format(side=markdown_literal(compare.describe(job_b, spec))))
     progress_b = new_progress()
     a, b = submit_both(executor, job, job_b, client, progress, progress_b)
-    progress_b.finish(_("Side b done: {summary}").format(summary=b.message or b.status))
+    progress_b.finish(_("Side b done: {summary}").format(
+        summary=markdown_literal(b.message or b.status)))
     log_b(b)
     return a, compare.compare(spec, job, job_b, a, b)

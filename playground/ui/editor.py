@@ -1,6 +1,7 @@
 """The source editor, the gallery picker and the function picker."""
 from __future__ import annotations
 
+import html
 import json
 from typing import Callable, Optional
 
@@ -9,6 +10,7 @@ import streamlit as st
 from .. import gallery
 from ..contract import i18n
 from ..reports import notebook
+from ..reports.safe_text import code_span, markdown_literal
 
 from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
@@ -109,28 +111,34 @@ def gutter_marks() -> list[dict]:
 
 # Hands new gutter marks to the editor already on the page, without redrawing it: a Run redraws
 # only its fragment (ui/__init__.py), not the editor. Ace keeps itself on its element
-# (`el.env.editor`). Marks are data (JSON), never markup, and Ace shows their text as text. The
+# (`el.env.editor`). Marks are data (JSON in an attribute of the element before the script),
+# never markup, and Ace shows their text as text. The script's own text never changes, so the
+# page's Content-Security-Policy allows it by its hash (front_door/page_headers.py); a new Run's
+# element differs in its attributes, so Streamlit draws it, and the browser runs it, again. The
 # next page rerun draws the editor with the same marks as its data.
-PUSH_MARKS = """<script>(() => {{
+PUSH_MARKS = """(() => {
+  const data = document.currentScript && document.currentScript.previousElementSibling;
   const node = document.querySelector(".st-key-source_box .ace_editor");
   const editor = node && node.env && node.env.editor;   // none while the text is newer than the run's
-  if (editor && editor.getValue() === node.known) editor.session.setAnnotations({marks});
-}})(); /* {number} */</script>"""
+  if (data && editor && editor.getValue() === node.known)
+    editor.session.setAnnotations(JSON.parse(data.dataset.marks));
+})();"""
 
 
 def push_gutter_marks(settings: Settings, number: int) -> None:
     """After a Run: the new report's marks to the code editor already drawn (if it is).
-    `number` makes each Run's script new, so the browser runs it again."""
+    `number` makes each Run's element new, so the browser runs its script again."""
     if _load_component() is None or not use_code_editor(settings):
         return
     st.html(push_script(gutter_marks(), f"run {int(number)}"), unsafe_allow_javascript=True)
 
 
 def push_script(marks: list[dict], tag: str) -> str:
-    """PUSH_MARKS with the marks as JSON, <, > and & escaped (as Django's json_script does): no
-    text in a mark can end the script element or put the HTML tokenizer into a comment state."""
-    data = json.dumps(marks).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return PUSH_MARKS.format(marks=data, number=tag)
+    """PUSH_MARKS after a hidden element that holds the marks as JSON in an attribute, escaped
+    for one (a quote cannot end it, no text in a mark becomes a tag)."""
+    data = html.escape(json.dumps(marks), quote=True)
+    return (f'<div hidden class="pg-marks" data-run="{html.escape(tag, quote=True)}" '
+            f'data-marks="{data}"></div><script>{PUSH_MARKS}</script>')
 
 
 def open_file(max_source_bytes: int) -> None:
@@ -145,14 +153,14 @@ def open_file(max_source_bytes: int) -> None:
             raise ValueError(_("its code is over {limit} bytes").format(limit=max_source_bytes))
     except ValueError as error:
         st.session_state[keys.OPEN_NOTE] = ("error", _("Could not open {name}: {reason}.").format(
-            name=upload.name, reason=error))
+            name=markdown_literal(upload.name), reason=markdown_literal(error)))
         return
     st.session_state[keys.SOURCE] = opened.source
     state.code_from_outside()
-    note = _("Opened {name}.").format(name=upload.name)
+    note = _("Opened {name}.").format(name=markdown_literal(upload.name))
     if opened.dropped:
         note = sentences(note, _("Left out, because plain Python cannot run them: {items}.").format(
-            items=", ".join(f"`{item}`" for item in opened.dropped)))
+            items=", ".join(code_span(item) for item in opened.dropped)))
     st.session_state[keys.OPEN_NOTE] = ("info", note)
 
 
@@ -191,7 +199,7 @@ def source_editor(settings: Settings) -> list[source_info.FunctionInfo]:
     source = st.session_state.get(keys.SOURCE, "")
     error = source_info.syntax_error(source)
     if error:
-        st.error(_("Syntax error, {error}").format(error=error))
+        st.error(_("Syntax error, {error}").format(error=markdown_literal(error)))
     return source_info.functions(source)
 
 

@@ -17,6 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 from .. import gallery
 from ..gallery import article
 from ..contract.i18n import _
+from ..reports.safe_text import markdown_literal as md
 from . import keys, state
 
 STAGE, HEADER = "presenter_stage", "presenter_header"   # container keys, for the CSS and tests
@@ -121,11 +122,12 @@ def stage() -> Optional[Stage]:
 
 
 def _measured(checks: tuple[gallery.ClaimCheck, ...], with_expected: bool) -> str:
+    """The checks as a markdown list; what a run measured is a report's text, escaped."""
     lines = []
     for c in checks:
-        line = f"- {c.what}: **{c.actual}**"
+        line = f"- {md(c.what)}: **{md(c.actual)}**"
         if with_expected and not c.holds:
-            line += " " + _("(expected {expected})").format(expected=c.expected)
+            line += " " + _("(expected {expected})").format(expected=md(c.expected))
         lines.append(line)
     return "\n".join(lines)
 
@@ -135,7 +137,7 @@ def answer(example: gallery.Example, result: Optional[state.Result]) -> None:
     if result is None or result.example != example.slug:
         st.info(_("Not run yet: press Run, or step here with ← →, to ask TensorFlow."))
         return
-    version = result.report.tensorflow_version
+    version = md(result.report.tensorflow_version)
     found = article.verdict(example, result.report)
     if found.kind == "holds":
         st.success(_("On TensorFlow {version}, the claim holds.").format(version=version))

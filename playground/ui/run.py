@@ -17,6 +17,7 @@ from ..runs import shared
 from ..runs.fairness import FairExecutor
 from ..contract.i18n import _
 from ..contract.job import Job
+from ..reports.safe_text import markdown_literal
 from ..runs.service import log_run
 from . import compare_run, export_zip, keys, plan, state
 from .client import client_id
@@ -116,6 +117,8 @@ def eta_text(eta_s: object) -> str:
 
 
 def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
+    """The caption for one event and the bar's fraction. An event's strings come from the
+    worker (a reason, a mode) and the caption renders markdown: each is escaped."""
     kind = event.get("event")
     if kind == "queued" and event.get("behind_own_run"):
         return _("Waiting for your other run (in another tab?) to finish: one run at a time "
@@ -127,20 +130,23 @@ def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
                 else _("Waiting for a warm worker{eta}…").format(eta=eta)), None
     if kind == "starting_version":
         return _("Starting TensorFlow {version}: no warm worker has it yet, so this run first "
-                 "imports it…").format(version=event.get("tf_version", "")), None
+                 "imports it…").format(
+            version=markdown_literal(event.get("tf_version", ""))), None
     if kind == "started":
         return _("Running in a sandboxed worker…"), 0.0
     if kind == "call_finished":
         index = int(event.get("index", 0))
         traced = _("traced") if event.get("retraced") else _("reused a graph")
-        reason = f" ({reasons.text(event['reason'])})" if event.get("reason") else ""
+        reason = (f" ({markdown_literal(reasons.text(str(event['reason'])))})"
+                  if event.get("reason") else "")
         return _("Call {number} of {calls}: {traced}{reason}").format(
             number=index + 1, calls=calls, traced=traced, reason=reason), (index + 1) / max(calls, 1)
     if kind == "demoted":
         return _("Still running after {seconds} s, so it now runs at low priority: shorter runs "
                  "go first…").format(seconds=f"{float(event.get('after_s') or 0):g}"), None
     if kind == "timing":
-        return _("Timing {mode}…").format(mode=event.get("mode", "")), float(event.get("progress", 0.0))
+        return (_("Timing {mode}…").format(mode=markdown_literal(event.get("mode", ""))),
+                float(event.get("progress", 0.0)))
     return _("Running…"), None
 
 
@@ -219,7 +225,8 @@ def _run(settings: Settings) -> None:
         st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
         return
     log_run(session, started, report, client=client)
-    progress.finish(_("Done: {summary}").format(summary=report.message or report.status))
+    progress.finish(_("Done: {summary}").format(
+        summary=markdown_literal(report.message or report.status)))
     previous = state.result()
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.
     archives = export_zip.collect(report.export.path) if report.export else {}

@@ -9,6 +9,7 @@ from streamlit.delta_generator import DeltaGenerator
 from ... import gallery
 from ...contract import i18n
 from ...reports import notebook
+from ...reports.safe_text import code_span, markdown_literal as md
 from ...contract.i18n import N_, _, _p
 from ...contract.job import FunctionReport, Report
 from .. import folded, keys
@@ -37,24 +38,26 @@ def isolation(report: Report) -> str:
 
 
 def environment_line(report: Report, number: int) -> None:
-    """Device, TF version and isolation, always in view next to the numbers they produced."""
+    """Device, TF version and isolation, always in view next to the numbers they produced.
+    Every string of a report is escaped where markdown renders it (reports/safe_text.py)."""
     level = isolation(report)
     ex = report.executor    # Ray: the node, its pool actor, and whether the worker was forked warm
-    node = (_(" · node {node}").format(node=ex.node) +
-            (_(" · actor {actor}").format(actor=ex.actor[:8]) if ex.actor else "") +
+    node = (_(" · node {node}").format(node=md(ex.node)) +
+            (_(" · actor {actor}").format(actor=md(ex.actor[:8])) if ex.actor else "") +
             {True: _(" · warm"), False: _(" · cold")}.get(ex.warm, "")) if ex else ""
     st.caption(_("Run {number} · TensorFlow {version} · device **{device}** · isolation "
                  "**{isolation}**{node} · {seconds} s").format(
-        number=number, version=report.tensorflow_version, device=report.device, isolation=level,
-        node=node, seconds=f"{report.duration_s:.2f}"))
+        number=number, version=md(report.tensorflow_version), device=md(report.device),
+        isolation=md(level), node=node, seconds=f"{report.duration_s:.2f}"))
     for fallback in report.fallbacks:    # a private TF API this version lacks (engine/compat.py)
         text = _("On TensorFlow {version}, {feature}: {detail}").format(
-            version=report.tensorflow_version, feature=fallback.feature, detail=fallback.detail)
+            version=md(report.tensorflow_version), feature=md(fallback.feature),
+            detail=md(fallback.detail))
         (st.caption if fallback.available else st.warning)(text)
     if level != "bubblewrap":
         st.warning(_("Reduced isolation ({isolation}): not for public hosting. Jobs ran without "
                      "the bubblewrap sandbox, so pasted code could reach this machine.").format(
-            isolation=level))
+            isolation=md(level)))
 
 
 def summary(report: Report) -> None:
@@ -65,14 +68,15 @@ def summary(report: Report) -> None:
               help=_("How many times tf.function traced the Python body into a graph."))
     c2.metric(_("Calls"), calls)
     c3.metric(_("Problems"), len(report.warnings) + failed + (1 if report.error else 0))
-    c4.metric(_("Status"), status_text(report.status))
+    c4.metric(_("Status"), md(status_text(report.status)))   # a metric's value is markdown
     if report.status != "ok" or report.error:
         # The report's message names the exception and its line; the Problems tab has the rest.
         text = report.message or (report.error.message if report.error else "")
         status = status_text(report.status)
-        st.error(_("{status}: {message}").format(status=status, message=text) if text else status)
+        st.error(_("{status}: {message}").format(status=md(status), message=md(text)) if text
+                 else md(status))
     elif report.message:
-        st.success(report.message)
+        st.success(md(report.message))
 
 
 STATUSES = {"ok": N_("ok"), "error": N_("error"), "timeout": N_("timeout"), "memory": N_("memory"),
@@ -92,7 +96,7 @@ def claim_checks(result: Result) -> None:
     if not checks:
         return
     st.markdown(_("**Article says vs TensorFlow {version} does** ({slug})").format(
-        version=result.report.tensorflow_version, slug=f"`{example.slug}`"))
+        version=md(result.report.tensorflow_version), slug=code_span(example.slug)))
     if example.article_claim:
         st.caption(_("Article: {claim}").format(claim=_(example.article_claim)))
     rows = [{_("check"): c.what, _("expected"): c.expected, _("this run"): c.actual,

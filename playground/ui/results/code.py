@@ -14,6 +14,7 @@ from ...contract.i18n import _
 from ...contract.job import FunctionReport
 from ...contract.source_info import function_source
 from ...reports import line_map
+from ...reports.safe_text import markdown_literal
 from .. import code_diff, keys
 from ..state import Result
 
@@ -34,7 +35,8 @@ def render(result: Result, function: FunctionReport | None,
     original, first_line = function_source(result.job.source, function.name)
     if not function.converted_code:
         st.code(original, language="python", line_numbers=True)
-        st.info(function.conversion_note or _("AutoGraph produced no converted code."))
+        st.info(markdown_literal(function.conversion_note) if function.conversion_note
+                else _("AutoGraph produced no converted code."))
         return False
     lines = original.splitlines()
     selected = 0
@@ -63,5 +65,5 @@ def render(result: Result, function: FunctionReport | None,
                      "(ag__.ld) and the FunctionScope/return wrapper are not counted as changes."))
         st.code(result_diff.text, language="diff")
     if function.conversion_note:
-        st.caption(function.conversion_note)
+        st.caption(markdown_literal(function.conversion_note))
     return wide is not None

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ...reports.compare import Comparison, Difference
+from ...reports.safe_text import markdown_literal as md, plotly_text
 from ...reports.tables import modes
 from ...contract import reasons
 from ...contract.i18n import N_, _
@@ -28,30 +29,31 @@ def header(c: Comparison, number: int) -> None:
     versions = c.a.tensorflow_version if c.a.tensorflow_version == c.b.tensorflow_version else \
         f"{c.a.tensorflow_version} / {c.b.tensorflow_version}"
     st.caption(_("Run {number} · TensorFlow {versions} · compare **{spec}** · {a} · {b} · "
-                 "{seconds:.2f} s").format(number=number, versions=versions, spec=c.spec,
-                                           a=labels(c)["a"], b=labels(c)["b"],
+                 "{seconds:.2f} s").format(number=number, versions=md(versions), spec=md(c.spec),
+                                           a=md(labels(c)["a"]), b=md(labels(c)["b"]),
                                            seconds=c.a.duration_s + c.b.duration_s))
     reduced = sorted({r.sandbox.isolation if r.sandbox else "none" for r in (c.a, c.b)}
                      - {"bubblewrap"})
     if reduced:
         st.warning(_("Reduced isolation ({level}): not for public hosting. Jobs ran without the "
                      "bubblewrap sandbox, so pasted code could reach this machine.").format(
-                         level=", ".join(reduced)))
+                         level=md(", ".join(reduced))))
 
 
 def side_summary(name: str, label: str, report: Report, other: Optional[Report]) -> None:
     calls = sum(len(f.calls) for f in report.functions)
-    st.markdown(f"**{label}**")
+    st.markdown(f"**{md(label)}**")
     st.caption(_("TensorFlow {version} · device {device} · {seconds:.2f} s").format(
-        version=report.tensorflow_version, device=report.device, seconds=report.duration_s))
+        version=md(report.tensorflow_version), device=md(report.device),
+        seconds=report.duration_s))
     c1, c2, c3 = st.columns(3)
     delta = report.tracing_count - other.tracing_count if other is not None else None
     c1.metric(_("Traces"), report.tracing_count, delta=delta or None, delta_color="off")
     c2.metric(_("Calls"), calls)
     from . import status_text   # the package's, imported late: it imports this module
-    c3.metric(_("Status"), status_text(report.status))
+    c3.metric(_("Status"), md(status_text(report.status)))
     if report.status != "ok":
-        st.error(f"{status_text(report.status)}: {report.message}")
+        st.error(f"{md(status_text(report.status))}: {md(report.message)}")
 
 
 def where(d: Difference) -> str:
@@ -143,9 +145,9 @@ def tracing_figure(c: Comparison, fa: Optional[FunctionReport],
         figure.add_trace(go.Scatter(
             x=[call.index + 1 for call in function.calls],
             y=[call.tracing_count for call in function.calls], mode="lines+markers",
-            line_shape="hv", name=labels(c)[side], line=dict(color=COLOURS[side]),
+            line_shape="hv", name=plotly_text(labels(c)[side]), line=dict(color=COLOURS[side]),
             marker=dict(size=[13 if call.retraced else 7 for call in function.calls]),
-            text=[reasons.text(call.reason or "") for call in function.calls],
+            text=[plotly_text(reasons.text(call.reason or "")) for call in function.calls],
             hovertemplate="%{x}: %{y}<br>%{text}<extra></extra>"))
     figure.update_layout(title=_("Cumulative tracing count, both sides (large mark: traced)"),
                          xaxis_title=_("call number"), yaxis_title=_("traces so far"),
@@ -186,7 +188,7 @@ def ops_figure(c: Comparison, fa: Optional[FunctionReport], fb: Optional[Functio
     for side, function in (("a", fa), ("b", fb)):
         graph = function.graph if function else None
         values = [graph.op_count, graph.op_count_optimized] if graph else [0, 0]
-        figure.add_trace(go.Bar(name=labels(c)[side], x=stages, y=values, text=values,
+        figure.add_trace(go.Bar(name=plotly_text(labels(c)[side]), x=stages, y=values, text=values,
                                 marker_color=COLOURS[side]))
     figure.update_layout(barmode="group", title=_("Ops in the graph, both sides"),
                          yaxis_title=_("ops"), height=320, margin=dict(l=40, r=10, t=50, b=40))
@@ -200,7 +202,7 @@ def graph_view(c: Comparison, fa: Optional[FunctionReport], fb: Optional[Functio
     st.plotly_chart(ops_figure(c, fa, fb), key=keys.COMPARE_OPS_CHART, width="stretch")
     for side, function in (("a", fa), ("b", fb)):
         if function and function.graph and function.graph.note:
-            st.caption(f"{labels(c)[side]}: {function.graph.note}")
+            st.caption(f"{md(labels(c)[side])}: {md(function.graph.note)}")
 
 
 def timing_figure(c: Comparison, fa: Optional[FunctionReport],
@@ -213,7 +215,7 @@ def timing_figure(c: Comparison, fa: Optional[FunctionReport],
         for mode, timing in modes(function.timing).items():
             xs += [mode] * len(timing.samples_s)
             ys += [s * 1e6 for s in timing.samples_s]
-        figure.add_trace(go.Box(x=xs, y=ys, name=labels(c)[side], marker_color=COLOURS[side],
+        figure.add_trace(go.Box(x=xs, y=ys, name=plotly_text(labels(c)[side]), marker_color=COLOURS[side],
                                 boxpoints="outliers"))
     figure.update_layout(boxmode="group", title=_("Time per call, both sides (first call excluded)"),
                          yaxis_title=_("µs per call"), yaxis_type="log", height=360,

@@ -5,6 +5,7 @@ import streamlit as st
 
 from ...contract.i18n import _
 from ...contract.job import FunctionReport, Report
+from ...reports.safe_text import code_span
 
 
 def render(report: Report, function: FunctionReport | None) -> None:
@@ -13,7 +14,7 @@ def render(report: Report, function: FunctionReport | None) -> None:
         for call in function.calls:
             traced = _(" · traced") if call.retraced else ""
             st.markdown(_("**Call {number}:** {args}{traced}").format(
-                number=call.index + 1, args=f"`{call.args}`", traced=traced))
+                number=call.index + 1, args=code_span(call.args), traced=traced))
             st.code(call.stdout or _("(no output)"), language="text")
     if report.stdout and (function is None or not any(c.stdout for c in function.calls)):
         st.markdown(_("**Whole run**"))

@@ -8,6 +8,7 @@ import streamlit as st
 from ...contract.i18n import _, sentences
 
 from ...contract.job import ExportInfo, ExportSignature
+from ...reports.safe_text import markdown_literal as md
 from .. import keys
 from ..export_zip import Archive
 from ..state import Result
@@ -35,16 +36,17 @@ def signature_rows(info: ExportInfo) -> list[dict]:
 def verdict(info: ExportInfo) -> None:
     failed = [s.key for s in info.signatures if s.verified is False]
     if not info.signatures:
-        st.error(sentences(_("Nothing was exported."), info.reason))
+        st.error(sentences(_("Nothing was exported."), md(info.reason)))
         return
     if info.reason:
-        st.info(info.reason)
+        st.info(md(info.reason))
     if info.verified:
         st.success(_("Verified: reloaded with tf.saved_model.load in a fresh sandboxed worker, "
                      "and all {n} signature(s) returned the original outputs.").format(
             n=len(info.signatures)))
     elif failed:
-        st.error(_("Reloaded outputs differ for: {signatures}.").format(signatures=", ".join(failed)))
+        st.error(_("Reloaded outputs differ for: {signatures}.").format(
+            signatures=md(", ".join(failed))))
     else:
         st.warning(_("Not verified: no reload check passed for every signature (see the table)."))
 
@@ -54,14 +56,14 @@ def download(archive: Optional[Archive], label: str, key: str) -> None:
         st.caption(_("{label}: not available for this run.").format(label=label))
         return
     if archive.data is None:
-        st.warning(archive.message)
+        st.warning(md(archive.message))
         return
     st.download_button(_("{label} ({size} KiB zip)").format(
         label=label, size=f"{len(archive.data) / 1024:.0f}"), archive.data,
                        f"{archive.name}.zip", "application/zip", key=key, width="stretch")
     if archive.skipped:
         st.caption(_("Left out (not regular files, never followed): {files}").format(
-            files=", ".join(archive.skipped)))
+            files=md(", ".join(archive.skipped))))
 
 
 def render(result: Result) -> None:

@@ -7,6 +7,7 @@ import streamlit as st
 from ...contract.i18n import _
 from ...contract.job import FunctionReport, GraphInfo
 from ...reports.figures import op_types_figure
+from ...reports.safe_text import graph_dot, markdown_literal, plotly_text
 from .. import keys
 
 DRAW_OPEN_BELOW = 40  # larger graphs start collapsed: graphviz gets slow and unreadable
@@ -14,7 +15,7 @@ DRAW_OPEN_BELOW = 40  # larger graphs start collapsed: graphviz gets slow and un
 
 def ops_by_line_figure(info: GraphInfo) -> go.Figure:
     lines = list(info.ops_by_line)
-    figure = go.Figure(go.Bar(x=[_("line {line}").format(line=n) for n in lines],
+    figure = go.Figure(go.Bar(x=[_("line {line}").format(line=plotly_text(n)) for n in lines],
                               y=[info.ops_by_line[n] for n in lines],
                               hovertemplate=_("%{x}: %{y} op(s)") + "<extra></extra>"))
     figure.update_layout(title=_("Ops by the line of your code that made them"),
@@ -38,7 +39,9 @@ def by_source_line(info: GraphInfo, source: str) -> None:
     if not info.ops_by_line:
         return
     text = source.splitlines()
-    lines = [int(n) for n in info.ops_by_line]
+    lines = [int(n) for n in info.ops_by_line if n.isdecimal() and len(n) < 10]   # keys are text
+    if not lines:
+        return
     st.plotly_chart(ops_by_line_figure(info), key=keys.OPS_BY_LINE_CHART, width="stretch")
     line = st.selectbox(_("Ops made by one line of your code"), lines, key=keys.GRAPH_LINE,
                         format_func=lambda n: f"{n}: {text[n - 1].strip()[:70]}"
@@ -57,13 +60,18 @@ def render(function: FunctionReport | None, source: str = "") -> None:
     c2.metric(_("Ops after Grappler"), info.op_count_optimized,
               delta=info.op_count_optimized - info.op_count, delta_color="inverse")
     if info.note:
-        st.info(info.note)
+        st.info(markdown_literal(info.note))
     st.plotly_chart(op_types_figure(info), key=keys.OP_TYPES_CHART, width="stretch")
     by_source_line(info, source)
     if info.dot:
         with st.expander(_("The graph ({n} ops, last trace)").format(n=info.op_count),
                          expanded=info.op_count < DRAW_OPEN_BELOW):
-            st.graphviz_chart(info.dot, width="content")
+            dot = graph_dot(info.dot)   # graphviz draws links and images from its attributes
+            if dot:
+                st.graphviz_chart(dot, width="content")
+            else:
+                st.caption(_("The graph is not drawn: its description is not in the form the "
+                             "playground's engine writes."))
     if function and function.hlo:
         with st.expander("XLA HLO (jit_compile=True)"):
             st.code(function.hlo, language="text")

@@ -7,6 +7,7 @@ import streamlit as st
 
 from ...contract.i18n import _
 from ...contract.job import ErrorInfo
+from ...reports.safe_text import markdown_literal as md
 from ..state import Result
 
 
@@ -26,12 +27,15 @@ def problem_lines(result: Result) -> dict[int, str]:
 
 
 def highlighted_source(source: str, marks: dict[int, str]) -> str:
-    """HTML of the source with line numbers, the marked lines on a red background."""
+    """HTML of the source with line numbers, the marked lines on a red background, on one line:
+    markdown reads it as one HTML block, which only a blank line would end (a label is a report's
+    string, so its line breaks go; splitlines() took the source's)."""
     rows = []
     for number, text in enumerate(source.splitlines(), 1):
         label = marks.get(number)
         style = "background:#ffe0e0;border-left:4px solid #d62728;" if label else "border-left:4px solid transparent;"
-        note = f'  <span style="color:#d62728">◀ {html.escape(label)}</span>' if label else ""
+        note = (f'  <span style="color:#d62728">◀ {html.escape(" ".join(label.split()))}</span>'
+                if label else "")
         css_class = ' class="problem-line"' if label else ""
         rows.append(f'<div{css_class} style="{style}padding-left:4px"><span style="color:#999">{number:>3}</span>  '
                     f"{html.escape(text) or '&nbsp;'}{note}</div>")
@@ -63,13 +67,12 @@ def render(result: Result) -> None:
     for warning in report.warnings:
         where = _("line {line}").format(line=warning.line) if warning.line else _("function")
         st.warning(_("**{code}** ({where}): {message}\n\n**Fix:** {fix}").format(
-            code=warning.code, where=where, message=warning.message, fix=warning.fix))
+            code=md(warning.code), where=where, message=md(warning.message), fix=md(warning.fix)))
     for where, error in errors:
-        st.error(_("**{type}** in {where}").format(type=error.type, where=where)
+        st.error(_("**{type}** in {where}").format(type=md(error.type), where=where)
                  + (_(", line {line}").format(line=error.line) if error.line else ""))
         st.code(error.traceback or error.message, language="text")
     marks = problem_lines(result)
     if marks:
         st.markdown(_("**Your code, with the offending lines highlighted**"))
-
         st.markdown(highlighted_source(result.job.source, marks), unsafe_allow_html=True)

@@ -10,6 +10,7 @@ from ...contract.i18n import _
 from ...contract.reasons import mode_name
 from ...contract.job import SweepPoint, Timing
 from ...reports.figures import log_ticks
+from ...reports.safe_text import markdown_literal, plotly_text
 from .. import keys
 
 MODES = (("eager", "eager_s", "#1f77b4"), ("graph", "graph_s", "#ff7f0e"), ("xla", "xla_s", "#2ca02c"))
@@ -71,9 +72,9 @@ def sweep_figure(timing: Timing, device: str) -> go.Figure:
                 customdata=extra if extra else None,
                 hovertemplate=_("size %{x}: %{y:.3g} µs per call") +
                               ("%{customdata}" if extra else "") + f"<extra>{mode_name(name)}</extra>"))
-    label = timing.sweep_label or _("size")
+    label = plotly_text(timing.sweep_label or _("size"))
     figure.update_layout(title=_("Time per call vs {label} (on {device})").format(
-                             label=label, device=device),
+                             label=label, device=plotly_text(device)),
                          xaxis_title=_("{label} (log)").format(label=label),
                          yaxis_title=_("µs per call (log)"),
                          xaxis_type="log", yaxis_type="log", height=380,
@@ -100,7 +101,7 @@ def render(timing: Timing, device: str) -> None:
     if not timing.sweep:
         return
     st.markdown(_("**Size sweep** · {label} · measured on **{device}**").format(
-        label=timing.sweep_label or _("size"), device=device))
+        label=markdown_literal(timing.sweep_label or _("size")), device=markdown_literal(device)))
     st.plotly_chart(sweep_figure(timing, device), key=keys.TIMING_SWEEP, width="stretch")
     summary = retrace_summary(timing.sweep)
     if summary:

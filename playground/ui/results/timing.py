@@ -12,6 +12,7 @@ from ...contract.i18n import N_, _
 from ...contract.job import FunctionReport, Report, Timing
 from ...contract.reasons import mode_name
 from ...reports.figures import distribution_figure, phases_figure
+from ...reports.safe_text import markdown_literal as md
 from ...reports.tables import mode_rows, modes
 from .. import keys
 from ..options import TIMING_LABEL
@@ -57,7 +58,7 @@ def environment_card(report: Report, timing: Timing) -> None:
     env = environment(report, timing)
     with st.container(border=True):
         st.markdown(_("**Environment** · these numbers come from **{device}**").format(
-            device=device_of(report, timing)))
+            device=md(device_of(report, timing))))
         if env:
             st.dataframe(environment_rows(env), hide_index=True, width="stretch")
         else:
@@ -80,7 +81,7 @@ def range_text(timing: Timing, mode: str) -> str:
     """The quartile range on a line of its own: inside the metric it was cut off mid-value."""
     low_high = timing.speedup_range.get(mode)
     return _("range {low:.2f}–{high:.2f}× (quartiles)").format(low=low_high[0], high=low_high[1]) \
-        if low_high else ""
+        if low_high and len(low_high) >= 2 else ""
 
 
 def speedups(timing: Timing) -> None:
@@ -123,8 +124,9 @@ def render(report: Report, function: FunctionReport | None) -> None:
         return
     device = device_of(report, timing)
     st.info(_("Every number below was measured on **{device}** (TensorFlow {version}).").format(
-        device=device,
-        version=environment(report, timing).get("tensorflow_version", report.tensorflow_version)))
+        device=md(device),
+        version=md(environment(report, timing).get("tensorflow_version",
+                                                   report.tensorflow_version))))
     speedups(timing)
     for name, mode in modes(timing).items():
         # The engine's own note says it already (in the job's language), on a line "mode: ...".
@@ -135,7 +137,7 @@ def render(report: Report, function: FunctionReport | None) -> None:
                          "raise the budget.").format(mode=mode_name(name), iqr=f"{mode.iqr_s * 1e6:.1f}",
                                                      median=f"{mode.median_s * 1e6:.1f}"))
     for note in timing.notes:
-        st.info(note)
+        st.info(md(note))
     charts(timing)
     st.plotly_chart(phases_figure(timing), key=keys.TIMING_PHASES, width="stretch")
     st.dataframe(mode_rows(timing, device), hide_index=True, width="stretch")

@@ -7,6 +7,7 @@ from ...contract.i18n import _
 
 from ...contract.job import FunctionReport
 from ...reports.figures import tracing_figure
+from ...reports.safe_text import markdown_literal
 from ...reports.tables import timeline_rows
 from .. import keys
 
@@ -18,7 +19,7 @@ def render(function: FunctionReport | None) -> None:
     st.dataframe(timeline_rows(function), hide_index=True, width="stretch")
     st.plotly_chart(tracing_figure(function), key=keys.TRACE_CHART, width="stretch")
     for warning in function.retracing_warnings:
-        st.warning(_("TensorFlow's own retracing warning fired:") + f"\n\n{warning}")
+        st.warning(_("TensorFlow's own retracing warning fired:") + "\n\n" + markdown_literal(warning))
     st.markdown(_("**Concrete functions** ({n}): one graph per signature").format(
         n=len(function.concrete_signatures)))
     if function.concrete_signatures:
