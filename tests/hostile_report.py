@@ -107,13 +107,21 @@ def events(port: int) -> list[dict]:
             {"event": "timing", "mode": hostile("event.mode", port), "progress": 0.5}]
 
 
+MARKER = "# a hostile report, please"
+
+
 class HostileExecutor:
-    """The page's executor seam: every job gets the hostile report, after the hostile events."""
+    """The page's executor seam: a job whose code holds MARKER gets the hostile report, after
+    the hostile events; any other, its recorded report (tests/ui_support.py's replay)."""
 
     def __init__(self, port: int) -> None:
+        from ui_support import ReplayExecutor
         self.port = port
+        self.replay = ReplayExecutor()
 
     def submit(self, job: Job, on_event: Optional[Any] = None) -> Report:
+        if MARKER not in job.source:
+            return self.replay.submit(job, on_event)
         for event in events(self.port):
             (on_event or (lambda e: None))(event)
         return report(self.port)

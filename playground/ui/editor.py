@@ -134,9 +134,11 @@ def push_gutter_marks(settings: Settings, number: int) -> None:
 
 
 def push_script(marks: list[dict], tag: str) -> str:
-    """PUSH_MARKS after a hidden element that holds the marks as JSON in an attribute, escaped
-    for one (a quote cannot end it, no text in a mark becomes a tag)."""
-    data = html.escape(json.dumps(marks), quote=True)
+    """PUSH_MARKS after a hidden element that holds the marks as JSON in an attribute. <, > and &
+    are JSON's \\u escapes (Streamlit's DOMPurify drops an attribute whose value holds "-->" or
+    "</style", which an exception's message may), and the quotes are HTML's: nothing ends it."""
+    data = json.dumps(marks).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    data = html.escape(data, quote=True)
     return (f'<div hidden class="pg-marks" data-run="{html.escape(tag, quote=True)}" '
             f'data-marks="{data}"></div><script>{PUSH_MARKS}</script>')
 
