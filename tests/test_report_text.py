@@ -253,18 +253,33 @@ def check_page(at, seen: list[str]) -> None:
     assert not at.get("graphviz_chart")   # its drawing is not the engine's: not drawn
 
 
-def test_every_tab_of_a_hostile_report_draws_text_only(monkeypatch) -> None:
+@pytest.fixture
+def hostile_page(monkeypatch):
+    """The app (AppTest) on a shared link whose run the executor answers with the hostile
+    report (the marker in its code), the plain editor (AppTest cannot drive the code box)."""
     from streamlit.testing.v1 import AppTest
 
-    from playground.ui import keys
-    from playground.ui.results import EXPORT_TAB, TABS
+    from playground import gallery
+    from playground.contract import share_link
     monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "hostile_report:executor")
     monkeypatch.setenv(hostile_report.LEAK_PORT_ENV, str(PORT))
     monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")
     at = AppTest.from_file(str(pathlib.Path(__file__).resolve().parents[1] / "app.py"),
                            default_timeout=60)
-    at.query_params["example"] = "retracing"
+    source = gallery.BY_SLUG["retracing"].source + "\n" + hostile_report.MARKER + "\n"
+    params = share_link.input_params(source=source, function="process", calls="float32[3]",
+                                     reduce_retracing=False, jit_compile=False, timing=True,
+                                     timing_budget_s=1.0)
+    for name, value in params.items():
+        at.query_params[name] = value
     at.run()
+    return at
+
+
+def test_every_tab_of_a_hostile_report_draws_text_only(hostile_page) -> None:
+    from playground.ui import keys
+    from playground.ui.results import EXPORT_TAB, TABS
+    at = hostile_page
     at.button(key=keys.RUN).click().run()
     seen: list[str] = []
     for label in (*TABS, EXPORT_TAB):
@@ -278,4 +293,21 @@ def test_every_tab_of_a_hostile_report_draws_text_only(monkeypatch) -> None:
                   "functions[0].retracing_warnings[0]", "functions[0].calls[0].args",
                   "fallbacks[0].detail", "functions[0].graph.note", "functions[0].timing.notes[0]",
                   "timing.environment.device", "export.reason"):
+        assert hostile_report.leak_url(PORT, field) in shown, field
+
+
+def test_both_sides_of_a_hostile_compare_draw_text_only(hostile_page) -> None:
+    from playground.ui import keys
+    at = hostile_page
+    at.toggle(key=keys.COMPARE).set_value(True).run()
+    at.selectbox(key=keys.COMPARE_KIND).set_value("reduce_retracing").run()
+    at.button(key=keys.RUN).click().run()
+    assert at.session_state[keys.RESULT].comparison is not None
+    seen: list[str] = []
+    for label in ("Calls", "Converted code", "Graph", "Timing"):
+        at.session_state[keys.COMPARE_TAB] = label
+        at.run()
+        check_page(at, seen)
+    shown = "\n".join(seen)
+    for field in ("device", "tensorflow_version", "message", "functions[0].graph.note"):
         assert hostile_report.leak_url(PORT, field) in shown, field
