@@ -311,3 +311,12 @@ def test_both_sides_of_a_hostile_compare_draw_text_only(hostile_page) -> None:
     shown = "\n".join(seen)
     for field in ("device", "tensorflow_version", "message", "functions[0].graph.note"):
         assert hostile_report.leak_url(PORT, field) in shown, field
+
+
+def test_a_call_error_without_a_message_is_a_row_too() -> None:
+    """`raise ValueError()` has an empty message; the Traces tab's table once failed on it."""
+    from playground.reports.tables import timeline_rows
+    call = dataclasses.replace(REPORT.functions[0].calls[0], error=dataclasses.replace(
+        REPORT.functions[0].calls[0].error, type="ValueError", message=""))
+    (row,) = timeline_rows(dataclasses.replace(REPORT.functions[0], calls=[call]))
+    assert row["result"] == "ValueError: "

@@ -14,7 +14,8 @@ def timeline_rows(function: FunctionReport) -> list[dict]:
         outcome = call.output or ""
         if call.error:
             handled = _(" (handled by your code)") if call.handled else ""
-            outcome = f"{call.error.type}{handled}: {call.error.message.splitlines()[-1]}"
+            last = (call.error.message.splitlines() or [""])[-1]   # raise ValueError() has none
+            outcome = f"{call.error.type}{handled}: {last}"
         rows.append({_("call"): call.index + 1, _("arguments"): call.args,
                      _("traced"): _("traced") if call.retraced else _("reused graph"),
                      _("reason"): reasons.text(call.reason or ""),
