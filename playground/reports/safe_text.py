@@ -18,8 +18,8 @@ import string
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 # What Streamlit's markdown still finds in text after the escapes are gone: GFM's literal
 # autolinks (http://x, www.x, a@b.c), emoji and :material/icon: shortcodes and :red[...]
-# directives all begin at one of these. A word joiner (U+2060, invisible, not copied as a
-# space) after it breaks them; a colon before a space (the common "TypeError: ...") needs none.
+# directives all begin at one of these. A word joiner (U+2060, invisible) after it breaks them;
+# a colon before a space (the common "TypeError: ...") needs none.
 _LINK_STARTS = re.compile(r"(?<=[:@])(?=\S)|(?<=www)(?=\\\.)", re.IGNORECASE)
 WORD_JOINER = "\u2060"
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -33,7 +33,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def markdown_literal(text: object) -> str:
     """`text` as markdown that renders as exactly these characters: no emphasis, heading, list,
-    link, image, HTML, math, emoji or colour. Newlines stay (a paragraph break shows as one)."""
+    link, image, HTML, math, emoji or colour. Newlines stay (a paragraph break shows as one; a
+    line indented four spaces after a blank one shows in a code block, as text)."""
     escaped = _PUNCTUATION.sub(r"\\\1", str(text))
     return _LINK_STARTS.sub(WORD_JOINER, escaped)
 
