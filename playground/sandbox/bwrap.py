@@ -49,10 +49,14 @@ def system_mounts() -> list[str]:
 
 
 def argv(command: list[str], env: dict[str, str], *, prefix: Optional[str], code_dir: str,
-         job_dir: str, tmp_mb: int) -> list[str]:
+         job_dir: str, tmp_mb: int, nested_userns: bool = False) -> list[str]:
     """No network (loopback included), private size-capped /tmp, new PID namespace, read-only
-    everything else. bwrap itself gets an empty environment (its PID 1 environ is readable)."""
-    args = [BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+    everything else. bwrap itself gets an empty environment (its PID 1 environ is readable).
+    No user namespace may be made inside (--disable-userns: a job gets no fresh set of
+    capabilities to reach kernel code with), except for a zygote (`nested_userns`), whose
+    forks make their own namespaces and then forbid nesting themselves (namespaces.py)."""
+    userns = [] if nested_userns else ["--unshare-user", "--disable-userns"]
+    args = [BWRAP, "--unshare-all", *userns, "--die-with-parent", "--new-session", "--clearenv",
             "--hostname", "playground", *system_mounts(),
             # A small /dev/shm of its own; a zygote's forks each mount a fresh one over it.
             "--proc", "/proc", "--dev", "/dev", "--size", str(1 << 20), "--tmpfs", "/dev/shm",

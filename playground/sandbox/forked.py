@@ -53,7 +53,7 @@ class Zygote:
             self.proc = spawn(config, self.uid, self.dirs, "playground.sandbox.zygote",
                               ["--control", str(theirs.fileno()), "--tmp-mb", str(config.tmp_mb),
                                "--limits", json.dumps(config.worker_limits)],
-                              theirs.fileno(), self.stderr, nice=True)
+                              theirs.fileno(), self.stderr, nice=True, nested_userns=True)
         except BaseException:
             self.close()
             raise

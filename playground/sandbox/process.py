@@ -181,14 +181,15 @@ def file_tail(handle: object, size: int = 4000) -> str:
 
 
 def spawn(config: SandboxConfig, uid: Optional[int], dirs: layout.WorkerDirs, module: str,
-          arguments: list[str], pass_fd: int, stderr: object, nice: bool) -> subprocess.Popen:
+          arguments: list[str], pass_fd: int, stderr: object, nice: bool,
+          nested_userns: bool = False) -> subprocess.Popen:
     """Starts `python -m module` in the sandbox (bubblewrap, or a plain process as uid), on the
     one long-lived spawner thread; pass_fd is the only fd it inherits besides stdio."""
     command = [config.python, "-m", module, *arguments]
     if config.isolation == "bubblewrap":
         command = bwrap.argv(command, rlimits.worker_env(bwrap.CODE_MOUNT, "/tmp"),
                              prefix=config.prefix, code_dir=layout.code_dir(), job_dir=dirs.job,
-                             tmp_mb=config.tmp_mb)
+                             tmp_mb=config.tmp_mb, nested_userns=nested_userns)
         env: dict[str, str] = {}
     else:
         env = rlimits.worker_env(layout.code_dir(), dirs.tmp)

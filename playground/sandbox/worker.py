@@ -81,7 +81,7 @@ def serve(channel: Channel, limits: dict) -> None:
     import tensorflow as tf
     from playground.engine import analyze, device
     from playground.contract.job import job_from_json, to_dict
-    from playground.sandbox import exports, limits as rlimits
+    from playground.sandbox import exports, limits as rlimits, seccomp
 
     gpus = device.gpus()
     if gpus:
@@ -97,6 +97,7 @@ def serve(channel: Channel, limits: dict) -> None:
     job = job_from_json(line)
     rlimits.apply(limits, gpu=bool(gpus))
     try:
+        seccomp.install()           # last, on every path: the job's code runs next
         report = analyze(job, channel.send)
         if report.export is not None and report.export.path and job.verify is None:
             exports.send_files(report.export.path, channel.send)
