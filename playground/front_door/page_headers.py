@@ -7,15 +7,16 @@ from any origin but the page's own. What each source is for, found by loading th
 Chromium under the policy and reading its violations (tests/test_browser_hostile.py):
 
     default-src 'self'           Streamlit's bundles, fonts and media, Ace under /editor/
-    script-src 'self' 'sha256-…' plus the few inline scripts the page really runs, by hash
-                                 (Streamlit's index.html, and the page's own st.html scripts,
-                                 whose text never changes: their data travels in attributes)
-               'wasm-unsafe-eval' st.graphviz_chart draws with graphviz compiled to WebAssembly
+    script-src 'self' blob:      Streamlit loads a v2 component's code (the editor's) as a blob
+               'sha256-…'        the few inline scripts the page runs, by hash: Streamlit's
+                                 index.html's, and the page's own st.html scripts, whose text
+                                 never changes (their data travels in attributes)
+               'wasm-unsafe-eval'  Streamlit's protobuf and st.graphviz_chart's graphviz are
+                                 WebAssembly
     style-src 'self' 'unsafe-inline'   Streamlit (emotion), Ace, plotly and st.html set inline styles
-    img-src 'self' data: blob:   icons and plotly's images are data: URLs; downloads are blobs
-    font-src 'self' data:        KaTeX and Ace embed fonts as data:
+    img-src 'self' data:         Ace's and Streamlit's icons, the page icon, are data: URLs
+    font-src 'self' data:        fonts embedded as data: (Streamlit's KaTeX, Ace)
     connect-src 'self'           the websocket (/_stcore/stream; CSP 3: 'self' matches ws/wss)
-    worker-src 'self' blob:      plotly and graphviz start workers from blobs
     frame-ancestors 'self'       no other site frames the page (clickjacking)
     base-uri 'self', form-action 'self', object-src 'none'
 """
