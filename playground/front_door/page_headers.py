@@ -15,7 +15,7 @@ Chromium under the policy and reading its violations (tests/test_browser_hostile
                                  WebAssembly
     style-src 'self' 'unsafe-inline'   Streamlit (emotion), Ace, plotly and st.html set inline styles
     img-src 'self' data:         Ace's and Streamlit's icons, the page icon, are data: URLs
-    font-src 'self' data:        fonts embedded as data: (Streamlit's KaTeX, Ace)
+    font-src 'self' data:        a font Streamlit's bundle embeds as a data: URL
     connect-src 'self'           the websocket (/_stcore/stream; CSP 3: 'self' matches ws/wss)
     frame-ancestors 'self'       no other site frames the page (clickjacking)
     base-uri 'self', form-action 'self', object-src 'none'
