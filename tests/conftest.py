@@ -22,7 +22,7 @@ SLOW = {
     "test_proxy", "test_ray", "test_ray_nodes", "test_sandbox", "test_sandbox_adversarial",
     "test_sandbox_priority", "test_ui_versions", "test_versions", "test_differential",
     "test_plain_python_state", "test_api", "test_jupyter_magic", "test_package",
-    "test_sandbox_forged_messages", "test_sandbox_kernel",
+    "test_sandbox_forged_messages", "test_sandbox_kernel", "test_api_hostile", "test_browser_hostile",
 }
 
 

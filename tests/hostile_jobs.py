@@ -40,3 +40,34 @@ EVENT_FLOOD = SAY + ("line = b'{\"event\": \"timing\", \"function\": \"f\", \"mo
                      "for _ in range(20):\n"
                      "    say(line * 40_000)\n"                 # 800,000 events, 54 MB
                      "report(stdout='done')\n")
+
+
+class FloodingExecutor:
+    """Stands in for the pool at the executor seam (PLAYGROUND_UI_EXECUTOR): a job whose source
+    is `# flood N` sends N progress events as fast as its caller takes them, then a report. When
+    the caller raises Cancelled (its client has gone), it writes "cancelled" to the file
+    $PLAYGROUND_TEST_MARKER names."""
+
+    def submit(self, job, on_event=None):
+        import os
+        from playground.contract.errors import Cancelled
+        from playground.contract.job import Report
+        count = int(job.source.split()[-1]) if job.source.startswith("# flood") else 0
+        emit = on_event or (lambda event: None)
+        try:
+            emit({"event": "started"})
+            for index in range(count):
+                emit({"event": "timing", "function": "f", "mode": "graph",
+                      "progress": index / count})
+        except Cancelled:
+            with open(os.environ["PLAYGROUND_TEST_MARKER"], "w") as marker:
+                marker.write("cancelled")
+            raise
+        return Report("2.21.0", "CPU", "ok", None, f"sent {count}", [], [])
+
+    def close(self) -> None:
+        pass
+
+
+def flooding() -> FloodingExecutor:
+    return FloodingExecutor()

@@ -76,8 +76,10 @@ def document() -> dict[str, Any]:
     error = {"description": "refused", "content": {"application/json": {"schema": ref["Error"]}}}
     refusals = {"400": {**error, "description": "a field that cannot run; error.field names it"},
                 "401": {**error, "description": "an unknown API token"},
+                "403": {**error, "description": "a foreign page's Origin, without a token (CSRF)"},
                 "411": {**error, "description": "a body without Content-Length"},
                 "413": {**error, "description": "a body over the server's cap"},
+                "415": {**error, "description": "a body that is not application/json"},
                 "429": {**error, "description": "over a per-client limit; Retry-After says when",
                         "headers": {"Retry-After": {"schema": {"type": "integer"}}}},
                 "500": {**error, "description": "a fault of the playground's (never a trace)"},

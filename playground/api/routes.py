@@ -7,6 +7,7 @@ request rate and the body cap. Every refusal is JSON: {"error": {"status", "mess
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import functools
 import json
@@ -23,7 +24,7 @@ from starlette.routing import Route
 from .. import gallery
 from ..contract import i18n, job_request, share_link, versions
 from ..contract.config import Settings
-from ..contract.errors import LimitError, PlaygroundError, SandboxError
+from ..contract.errors import Cancelled, LimitError, PlaygroundError, SandboxError
 from ..contract.i18n import _
 from ..contract.job import Job, Report, to_dict
 from ..contract.job_request import FieldError, JobRequest
@@ -112,6 +113,8 @@ async def read_request(request: Request) -> JobRequest:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as error:
         raise Refusal(400, _("The body is not JSON: {error}").format(error=error)) from None
+    except RecursionError:
+        raise Refusal(400, _("The body's JSON is nested too deeply.")) from None
     try:
         return job_request.from_json(data)
     except FieldError as error:
@@ -250,22 +253,22 @@ def public_base(request: Request, settings: Settings) -> str:
 async def _stream(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job],
                   client: str, url: str, language: str) -> AsyncIterator[bytes]:
     """One JSON object a line: each event as it happens, then {"event": "report", ...} (or
-    "compare", or "error" with the refusal)."""
-    loop = asyncio.get_running_loop()
-    events: asyncio.Queue[dict] = asyncio.Queue()
-    done = in_thread(lambda: run(job, spec, job_b, client,
-                                 lambda event: loop.call_soon_threadsafe(events.put_nowait,
-                                                                         event)))
-    while True:
-        waiting = asyncio.ensure_future(events.get())
-        await asyncio.wait({waiting, done}, return_when=asyncio.FIRST_COMPLETED)
-        if waiting.done():
-            yield _line(waiting.result())
-            continue
-        waiting.cancel()
-        break
-    while not events.empty():
-        yield _line(events.get_nowait())
+    "compare", or "error" with the refusal). A client that reads slowly gets the newest
+    events (at most STREAM_EVENTS wait); one that leaves stops its job (Cancelled)."""
+    relay = _Relay(asyncio.get_running_loop())
+    done = in_thread(lambda: run(job, spec, job_b, client, relay.put))
+    try:
+        while not done.done():
+            woken = asyncio.ensure_future(relay.wake.wait())
+            await asyncio.wait({woken, done}, return_when=asyncio.FIRST_COMPLETED)
+            woken.cancel()
+            relay.wake.clear()
+            for event in relay.take():
+                yield _line(event)
+        for event in relay.take():
+            yield _line(event)
+    finally:
+        relay.gone = True            # closed or cancelled: the job's next event stops it
     try:
         result = done.result()
     except BaseException as error:  # noqa: BLE001
@@ -274,6 +277,38 @@ async def _stream(job: Job, spec: Optional[comparing.CompareSpec], job_b: Option
         return
     kind = "compare" if "compare" in result else "report"
     yield _line({"event": kind, kind: result.get("compare", result), "share_url": url})
+
+
+STREAM_EVENTS = 256          # progress events waiting for one slow client; older ones dropped
+
+
+class _Relay:
+    """Progress from the run's thread to the stream, bounded: a client that does not read
+    costs at most STREAM_EVENTS events, the oldest dropped first; the final report is not an
+    event and always comes. Once the client has gone, put() raises Cancelled."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.wake = asyncio.Event()
+        self.gone = False
+        self.dropped = 0
+        self._events: collections.deque[dict] = collections.deque()
+        self._lock = threading.Lock()
+
+    def put(self, event: dict) -> None:
+        if self.gone:
+            raise Cancelled("the client closed its stream")
+        with self._lock:
+            if len(self._events) >= STREAM_EVENTS:
+                self._events.popleft()
+                self.dropped += 1
+            self._events.append(event)
+        self.loop.call_soon_threadsafe(self.wake.set)
+
+    def take(self) -> list[dict]:
+        with self._lock:
+            events, self._events = list(self._events), collections.deque()
+        return events
 
 
 def _line(event: dict) -> bytes:

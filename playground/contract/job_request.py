@@ -5,6 +5,7 @@ parsers and the same messages, and a refusal names the field it is about.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass
@@ -72,8 +73,11 @@ def _typed(name: str, hint: Any, value: Any) -> Any:
     if value is None and optional:
         return None
     base = next(a for a in typing.get_args(hint) if a is not type(None)) if optional else hint
-    if base is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+    if base is float and isinstance(value, (int, float)) and not isinstance(value, bool) and \
+            math.isfinite(value):
         return float(value)
+    if base is float:                     # NaN and Infinity are no time limit either
+        raise FieldError(name, _("{field} must be {kind}").format(field=name, kind=_("a number")))
     if typing.get_origin(base) is tuple:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return tuple(value)

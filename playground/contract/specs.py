@@ -73,6 +73,15 @@ class CallSpec:
         return sum(a.num_elements for a in every if isinstance(a, TensorSpec))
 
 
+_COUNT_RE = re.compile(r"[0-9]{1,18}")
+
+
+def is_count(text: str) -> bool:
+    """ASCII digits only, and few enough for int(): str.isdigit() also accepts '²', which int()
+    refuses, and int() refuses more than 4,300 digits."""
+    return _COUNT_RE.fullmatch(text) is not None
+
+
 def split_top_level(text: str) -> list[str]:
     """Splits on commas that are not inside brackets, parentheses or quotes."""
     parts, depth, quote, start = [], 0, "", 0
@@ -124,7 +133,7 @@ def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
             dim = raw.strip()
             if dim in ("None", "?", "-1") and allow_dynamic:
                 shape.append(None)
-            elif dim.isdigit():
+            elif is_count(dim):
                 shape.append(int(dim))
             elif dim in ("None", "?", "-1"):
                 raise SpecError(_(
@@ -200,7 +209,7 @@ def parse_signature(text: str) -> tuple[TensorSpec, ...]:
                  for p in split_top_level(text))
 
 
-_SWEEP_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*|\d+)\s*\[\s*(\d+)\s*\]\s*=\s*(.+)$")
+_SWEEP_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]{1,18})\s*\[\s*([0-9]{1,18})\s*\]\s*=\s*(.+)$")
 MAX_SWEEP_POINTS = 12
 
 
@@ -224,14 +233,14 @@ def parse_sweep(text: str) -> Sweep:
             text=repr(text)))
     sizes = []
     for raw in m.group(3).split(","):
-        if not raw.strip().isdigit() or int(raw) <= 0:
+        if not is_count(raw.strip()) or int(raw) <= 0:
             raise SpecError(_("sweep size {size} in {text} is not a positive integer").format(
                 size=repr(raw.strip()), text=repr(text)))
         sizes.append(int(raw))
     if len(sizes) > MAX_SWEEP_POINTS:
         raise SpecError(_("{n} sweep sizes in {text}; at most {limit}").format(
             n=len(sizes), text=repr(text), limit=MAX_SWEEP_POINTS))
-    arg: Union[str, int] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
+    arg: Union[str, int] = int(m.group(1)) if is_count(m.group(1)) else m.group(1)
     return Sweep(arg, int(m.group(2)), tuple(sizes))
 
 

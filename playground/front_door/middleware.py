@@ -14,7 +14,13 @@ and every websocket message. Per client (front_door/identity.py, as the fair que
                                                             press waits its turn
     HTTP                        health, static assets    -> exempt (cheap)
                                 the page                 -> answered with `preload` Link headers
-                                a body over the cap      -> 413
+                                Transfer-Encoding with Content-Length, two or a malformed
+                                Content-Length           -> 400 (RFC 9112 6.3: no smuggling)
+                                an API call that changes state: not JSON -> 415; from a
+                                foreign page's Origin, without a token   -> 403 (CSRF)
+                                a body over the cap, declared or counted as read -> 413, the
+                                                            refused body drained (bounded) so
+                                                            the client reads the answer
                                 over the request rate    -> 429 + Retry-After
                                 the page, with `sessions` tabs already open -> 429, a page that
                                                             says why
@@ -35,7 +41,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping, Optional
 
-from ..contract import i18n
+from ..contract import i18n, specs
 from ..contract.config import Settings
 from ..contract.i18n import _
 from . import back_messages, identity
@@ -56,6 +62,8 @@ API = "/api/"                 # the HTTP API (playground/api/): same limits, ans
 EXEMPT = ("/_stcore/health", "/_stcore/host-config", "/_stcore/script-health-check")
 STATIC = ("/static/", "/component/", "/_stcore/bidi-components/", "/app/static/", "/editor/")
 LOCAL_ORIGINS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}   # Streamlit's own, for local use
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+DRAIN_BYTES = 16 << 20        # of a refused body, read and dropped so the client reads the 413
 
 
 @dataclass(frozen=True)
@@ -108,10 +116,13 @@ def origin_allowed(origin: Optional[str], host: Optional[str], allowed: tuple[st
 
 
 def _header(scope: Scope, name: bytes) -> Optional[str]:
-    for key, value in scope.get("headers") or ():
-        if key.lower() == name:
-            return value.decode("latin-1")
-    return None
+    found = _headers(scope, name)
+    return found[0] if found else None
+
+
+def _headers(scope: Scope, name: bytes) -> list[str]:
+    return [value.decode("latin-1") for key, value in scope.get("headers") or ()
+            if key.lower() == name]
 
 
 def _language(scope: Scope) -> str:
@@ -169,13 +180,19 @@ class FrontDoor:
                 body = (json.dumps({"error": {"status": status, "message": text}}) if api
                         else _page(text) if page else text + "\n").encode()
         if refusal is None:
-            await self.app(scope, receive, self._linked(send) if page and self.links else send)
+            capped = _CappedBody(receive, self._linked(send) if page and self.links else send,
+                                 self.limits.max_body_bytes, api)
+            await self.app(scope, capped.receive, capped.send)
             return
         self.counts[f"http {status}"] += 1
+        if status == 413:
+            await _drain(receive)
         kind = "application/json" if api else "text/html; charset=utf-8" if page \
             else "text/plain; charset=utf-8"
         headers = [(b"content-type", kind.encode()),
                    (b"content-length", str(len(body)).encode()), (b"cache-control", b"no-store")]
+        if status in (400, 411, 413):     # the rest of a refused body is not read
+            headers.append((b"connection", b"close"))
         if retry_after is not None:
             headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
         await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -191,10 +208,19 @@ class FrontDoor:
     def _http_refusal(self, scope: Scope, client: str,
                       page: bool) -> Optional[tuple[int, str, Optional[float]]]:
         limits, now = self.limits, self.clock()
-        length = _header(scope, b"content-length")
-        if _header(scope, b"transfer-encoding") is not None and length is None:
-            return 411, _("A request body needs its length (Content-Length)."), None
-        if length is not None and (not length.isdigit() or int(length) > limits.max_body_bytes):
+        lengths = _headers(scope, b"content-length")
+        length = lengths[0] if lengths else None
+        if _header(scope, b"transfer-encoding") is not None:
+            # RFC 9112 6.3: both framings at once is how a body is smuggled past a cap.
+            return (400, _("A request may not carry both Transfer-Encoding and Content-Length."),
+                    None) if lengths else \
+                (411, _("A request body needs its length (Content-Length)."), None)
+        if len(lengths) > 1 or (length is not None and not specs.is_count(length.strip())):
+            return 400, _("The request's Content-Length is malformed or given twice."), None
+        refusal = self._cross_site(scope)
+        if refusal is not None:
+            return refusal
+        if length is not None and int(length) > limits.max_body_bytes:
             return 413, _("The request is larger than this playground accepts ({limit} MB).").format(
                 limit=f"{limits.max_body_bytes / 1e6:.1f}"), None
         bucket = self.requests[client]
@@ -207,6 +233,23 @@ class FrontDoor:
             return 429, _("Too many playground tabs are open from your address ({n}). Close one "
                           "of them, then reload this page.").format(n=self.open[client]), 5.0
         return None
+
+    def _cross_site(self, scope: Scope) -> Optional[tuple[int, str, Optional[float]]]:
+        """CSRF: a call that changes state (a POST to the API runs a job) must be JSON, which a
+        foreign page's simple request cannot send, and come from the page's own origin, an
+        allowed one, a client with no Origin (curl, the CLI), or carry a known token."""
+        if not str(scope.get("path", "")).startswith(API) or scope.get("method") in SAFE_METHODS:
+            return None
+        kind = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return 415, _("The API takes JSON: send Content-Type: application/json."), None
+        origin = _header(scope, b"origin")
+        if origin_allowed(origin, _header(scope, b"host"), self.limits.allowed_origins) or \
+                identity.bearer(scope) in self.limits.api_tokens:
+            return None
+        return 403, _("Requests from another site's page are refused (Origin {origin}); ask "
+                      "the operator to allow it, or send an API token.").format(
+            origin=origin[:200] if origin else ""), None
 
     # -- websocket -------------------------------------------------------------------------
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -322,6 +365,64 @@ class _Session:
         self.closed = True
         self.held.clear()
         return {"type": "websocket.disconnect", "code": code}
+
+
+class _CappedBody:
+    """The body cap, counted on the bytes the app reads, whatever the headers said: past it the
+    client gets a 413 (if no answer has started) and the app a disconnect."""
+
+    def __init__(self, receive: Receive, send: Send, cap: int, api: bool) -> None:
+        self._receive, self._send, self.cap, self.api = receive, send, cap, api
+        self.read, self.over, self.started = 0, False, False
+
+    async def receive(self) -> Message:
+        if self.over:
+            return {"type": "http.disconnect"}
+        message = await self._receive()
+        if message["type"] == "http.request":
+            self.read += len(message.get("body", b""))
+            if self.read > self.cap:
+                self.over = True
+                if not self.started:
+                    await self._refuse()
+                return {"type": "http.disconnect"}
+        return message
+
+    async def send(self, message: Message) -> None:
+        if self.over:
+            return                       # the 413 went out; the app's answer is dropped
+        self.started = self.started or message["type"] == "http.response.start"
+        await self._send(message)
+
+    async def _refuse(self) -> None:
+        text = _("The request is larger than this playground accepts ({limit} MB).").format(
+            limit=f"{self.cap / 1e6:.1f}")
+        body = (json.dumps({"error": {"status": 413, "message": text}}) if self.api
+                else text + "\n").encode()
+        kind = b"application/json" if self.api else b"text/plain; charset=utf-8"
+        await self._send({"type": "http.response.start", "status": 413, "headers": [
+            (b"content-type", kind), (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close")]})
+        await self._send({"type": "http.response.body", "body": body})
+
+
+async def _drain(receive: Receive, limit: int = DRAIN_BYTES, seconds: float = 5.0) -> None:
+    """Reads (and drops) a refused body up to a bound, so the client, still sending, reads the
+    answer instead of a connection reset (what nginx's lingering close does)."""
+    drained, deadline = 0, time.monotonic() + seconds
+    while drained < limit:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        try:
+            message = await asyncio.wait_for(receive(), left)
+        except asyncio.TimeoutError:
+            return
+        if message["type"] != "http.request":
+            return
+        drained += len(message.get("body", b""))
+        if not message.get("more_body"):
+            return
 
 
 class _Close(Exception):
