@@ -406,12 +406,14 @@ class _CappedBody:
         await self._send({"type": "http.response.body", "body": body})
 
 
-async def _drain(receive: Receive, limit: int = DRAIN_BYTES, seconds: float = 5.0) -> None:
+async def _drain(receive: Receive, limit: int = DRAIN_BYTES, seconds: float = 5.0,
+                 idle_s: float = 0.5) -> None:
     """Reads (and drops) a refused body up to a bound, so the client, still sending, reads the
-    answer instead of a connection reset (what nginx's lingering close does)."""
+    answer instead of a connection reset (what nginx's lingering close does); a client that
+    sends nothing more (it waits for the answer to its headers) is answered after idle_s."""
     drained, deadline = 0, time.monotonic() + seconds
     while drained < limit:
-        left = deadline - time.monotonic()
+        left = min(deadline - time.monotonic(), idle_s)
         if left <= 0:
             return
         try:
