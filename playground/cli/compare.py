@@ -12,6 +12,7 @@ from ..contract.errors import PlaygroundError, SpecError
 from ..contract.i18n import _
 from ..contract.job import Job
 from .execute import execute
+from ..reports.safe_text import terminal_text
 from .render_compare import render
 
 USAGE_ERROR, REPORT_ERROR = 2, 1
@@ -31,7 +32,7 @@ def run_compare(args: argparse.Namespace, job: Job, config: Settings) -> int:
     try:
         spec, job_b = jobs(args, job, config)
     except PlaygroundError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {terminal_text(e)}", file=sys.stderr)
         return USAGE_ERROR
     # Two cold local workers run side by side; in-process TF and Ray clients go one at a time.
     concurrent = config.executor == "local" and not args.in_process
@@ -39,7 +40,7 @@ def run_compare(args: argparse.Namespace, job: Job, config: Settings) -> int:
         a, b = compare.run_sides(lambda j: execute(j, config, in_process=args.in_process),
                                  job, job_b, concurrent=concurrent)
     except PlaygroundError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {terminal_text(e)}", file=sys.stderr)
         return REPORT_ERROR
     comparison = compare.compare(spec, job, job_b, a, b)
     print(comparison.to_json(indent=1) if args.json else render(comparison))

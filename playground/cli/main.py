@@ -23,6 +23,7 @@ from ..contract.source_text import check_text
 from ..contract.job import Job, Report
 from ..contract.job_request import JobRequest
 from .execute import execute
+from ..reports.safe_text import terminal_text
 from .render_text import render
 
 USAGE_ERROR, REPORT_ERROR = 2, 1
@@ -136,7 +137,7 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     try:
         job = dataclasses.replace(job_from_args(args, config), language=language)
     except (PlaygroundError, OSError) as e:
-        print(_("error: {message}").format(message=e), file=sys.stderr)
+        print(_("error: {message}").format(message=terminal_text(e)), file=sys.stderr)
         return USAGE_ERROR
     if args.compare is not None:
         from .compare import run_compare
@@ -144,7 +145,7 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     try:
         report = execute(job, config, in_process=args.in_process)
     except PlaygroundError as e:
-        print(_("error: {message}").format(message=e), file=sys.stderr)
+        print(_("error: {message}").format(message=terminal_text(e)), file=sys.stderr)
         return REPORT_ERROR
     if args.export:
         report = save_export(report, args.export)
@@ -166,10 +167,10 @@ def run_remote(args: argparse.Namespace, language: str) -> int:
         request = dataclasses.replace(request_from_args(args), language=language)
         answer = remote.analyze(args.server, request, token=args.token)
     except SpecError as e:
-        print(_("error: {message}").format(message=e), file=sys.stderr)
+        print(_("error: {message}").format(message=terminal_text(e)), file=sys.stderr)
         return USAGE_ERROR
     except (PlaygroundError, OSError) as e:
-        print(_("error: {message}").format(message=e), file=sys.stderr)
+        print(_("error: {message}").format(message=terminal_text(e)), file=sys.stderr)
         return REPORT_ERROR
     share = answer.pop("share_url", "")
     if share:
