@@ -92,3 +92,40 @@ def test_resize_refuses_what_the_call_cannot_take():
         specs.resize(call, specs.Sweep(3, 0, (8,)), 8)
     with pytest.raises(TensorTooLargeError):
         specs.resize(call, specs.Sweep(0, 0, (10 ** 9,)), 10 ** 9)
+
+
+@pytest.mark.parametrize("text, named", [
+    ("float32[²]", "malformed dim '²'"),                    # str.isdigit() accepts it, int() not
+    ("float32[١٦]", "malformed dim '١٦'"),                  # int() reads Arabic-Indic digits
+    ("float32[" + "9" * 5000 + "]", "too large: at most 18 digits"),   # int() refuses 4,300
+    ("float32[" + "9" * 19 + "]", "too large: at most 18 digits"),
+    ("float32[" + ",".join(["1"] * 255) + "]", "255 dimensions; TensorFlow allows at most 254"),
+])
+def test_a_dim_is_ascii_digits_few_enough_for_int(text, named):
+    for parse in (specs.parse_call, specs.parse_signature):
+        with pytest.raises(SpecError, match=named):
+            parse(text)
+
+
+def test_a_message_quotes_a_long_text_cut_short():
+    with pytest.raises(SpecError) as info:
+        specs.parse_call("float32[" + "9" * 100_000 + "]")
+    assert len(str(info.value)) < 400
+
+
+def test_an_astronomical_shape_is_refused_and_named_in_a_few_characters():
+    """254 dims of 18 digits: 4,572 digits of elements, past what str() of an int may print."""
+    text = "float32[" + ",".join(["999999999999999999"] * 254) + "]"
+    with pytest.raises(TensorTooLargeError, match=r"~10\^4571 elements, over the cap"):
+        specs.parse_call(text)
+    assert len(specs.parse_signature(text)[0].shape) == 254      # a signature has no cap
+    with pytest.raises(TensorTooLargeError) as info:
+        specs.parse_call(text)
+    assert len(str(info.value)) < 400
+
+
+def test_sweep_sizes_and_positions_are_ascii_digits():
+    for text in ("x[0]=²", "x[0]=١٦", "x[0]=" + "9" * 5000, "x[²]=8", "x[0" + "0" * 5000 + "]=8",
+                 "²[0]=8"):
+        with pytest.raises(SpecError):
+            specs.parse_sweep(text)

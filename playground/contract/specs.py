@@ -21,6 +21,10 @@ DTYPES = (
     "bool", "complex64", "complex128", "string",
 )
 DEFAULT_MAX_ELEMENTS = 1 << 24  # 16M elements: 64 MiB of float32
+MAX_RANK = 254                  # TensorFlow's own (TensorShape's kMaxDims); it also bounds the
+                                # element count's product, which is quadratic in the dims' digits
+MAX_DIGITS = 18                 # of a dim or size: int() refuses past 4,300
+SHOWN_CHARS = 80                # of the offending text, quoted in a message
 
 _SPEC_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$", re.S)
 _NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S)
@@ -73,13 +77,19 @@ class CallSpec:
         return sum(a.num_elements for a in every if isinstance(a, TensorSpec))
 
 
-_COUNT_RE = re.compile(r"[0-9]{1,18}")
+_COUNT_RE = re.compile(r"[0-9]{1,%d}" % MAX_DIGITS)
+_DIGITS_RE = re.compile(r"[0-9]+")
 
 
 def is_count(text: str) -> bool:
     """ASCII digits only, and few enough for int(): str.isdigit() also accepts '²', which int()
     refuses, and int() refuses more than 4,300 digits."""
     return _COUNT_RE.fullmatch(text) is not None
+
+
+def shown(text: str) -> str:
+    """The text quoted in a message, cut short: a request may hold megabytes of it."""
+    return repr(_cut(text.strip()))
 
 
 def split_top_level(text: str) -> list[str]:
@@ -129,12 +139,20 @@ def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
     dims_text = m.group(2).strip()
     shape: list[int | None] = []
     if dims_text:
-        for raw in dims_text.split(","):
+        raws = dims_text.split(",")
+        if len(raws) > MAX_RANK:
+            raise SpecError(_("{text} has {n} dimensions; TensorFlow allows at most {limit}").format(
+                text=shown(text), n=len(raws), limit=MAX_RANK))
+        for raw in raws:
             dim = raw.strip()
             if dim in ("None", "?", "-1") and allow_dynamic:
                 shape.append(None)
             elif is_count(dim):
                 shape.append(int(dim))
+            elif _DIGITS_RE.fullmatch(dim):
+                raise SpecError(_("dim {dim} in {text} is too large: at most {digits} "
+                                  "digits").format(dim=shown(dim), text=shown(text),
+                                                   digits=MAX_DIGITS))
             elif dim in ("None", "?", "-1"):
                 raise SpecError(_(
                     "dynamic dim {dim} in {text}: a call needs concrete sizes; use None only in "
@@ -154,7 +172,18 @@ def check_size(elements: int, what: str, max_elements: int) -> None:
         raise TensorTooLargeError(
             _("{what} has {elements} elements, over the cap of {cap} "
               "(PLAYGROUND_MAX_TENSOR_ELEMENTS); use a smaller shape").format(
-                what=what, elements=f"{elements:,}", cap=f"{max_elements:,}"))
+                what=_cut(what), elements=_count_text(elements), cap=f"{max_elements:,}"))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
+def _count_text(count: int) -> str:
+    """1,000,000; or, past what str() of an int may show (4,300 digits), its power of ten."""
+    if count < 10 ** 30:
+        return f"{count:,}"
+    return f"~10^{int((count.bit_length() - 1) * math.log10(2))}"
 
 
 def parse_value(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> Arg:
