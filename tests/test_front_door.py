@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 import random
 import time
@@ -186,7 +187,7 @@ def door(clock=None, preload=(), **limits) -> tuple[FrontDoor, Recorder, Clock]:
     standing Clock unless given another."""
     clock, app = clock or Clock(), Recorder()
     defaults = DoorLimits.from_settings(Settings(), max_upload_bytes=4 * 10**6)
-    chosen = dataclasses.replace(defaults, client_ip_header="X-Forwarded-For", **limits)
+    chosen = dataclasses.replace(defaults, **{"client_ip_header": "X-Forwarded-For", **limits})
     return FrontDoor(app, chosen, clock, preload), app, clock
 
 
@@ -437,3 +438,101 @@ def test_no_delay_reaches_the_connections_a_protocol_0_listener_accepts():
         assert accepted_nodelay(listener) == 0                # the 40 ms stall's condition
         assert hosting.no_delay() >= 1
         assert accepted_nodelay(listener) != 0
+
+
+# -- the API's cross-site and framing checks, at the ASGI seam ---------------------------------
+def api_post(*headers: tuple[bytes, bytes], host: bytes = b"pg.example.org",
+             scheme: str = "http", path: str = "/api/v1/analyze") -> dict:
+    scope = http(path, method="POST", headers=((b"host", host),
+                                               (b"content-type", b"application/json"), *headers))
+    return {**scope, "scheme": scheme}
+
+
+@pytest.mark.parametrize("headers, scheme, status", [
+    ((), "http", 200),                                                   # curl, the CLI
+    (((b"origin", b"http://pg.example.org"),), "http", 200),             # the page itself
+    (((b"origin", b"http://pg.example.org:80"),), "http", 200),          # its default port
+    (((b"origin", b"https://pg.example.org"),), "http", 403),            # another scheme
+    (((b"origin", b"http://localhost:3000"),), "http", 403),             # another local site
+    (((b"origin", b"http://pg.example.org:8080"),), "http", 403),        # another port
+    (((b"origin", b"null"),), "http", 403),                              # a sandboxed frame
+    (((b"origin", b"http://pg.example.org"), (b"origin", b"http://pg.example.org")), "http",
+     403),                                                               # no browser sends two
+    (((b"origin", b"https://docs.example.org"),), "http", 200),          # allowed (port 443)
+    (((b"origin", b"https://evil.example"), (b"authorization", b"Bearer s3cret")), "http", 200),
+    (((b"origin", b"https://evil.example"), (b"authorization", b"Bearer guess")), "http", 403),
+], ids=["no-origin", "same", "same-default-port", "other-scheme", "localhost", "other-port",
+        "null", "two", "allowed", "token", "unknown-token"])
+def test_a_state_changing_api_call_comes_from_the_page_an_allowed_origin_or_a_token(headers,
+                                                                                   scheme,
+                                                                                   status):
+    front, app, _clock = door(allowed_origins=origins("https://docs.example.org:443"),
+                              api_tokens={"s3cret": "ci"})
+    answer = call(front, api_post(*headers, scheme=scheme))
+    assert answer[0] == status, answer
+    assert app.http == (1 if status == 200 else 0)        # a refused call never reaches the API
+    if status == 403:
+        assert answer[1]["content-type"] == "application/json"
+        assert json.loads(answer[2])["error"]["status"] == 403
+
+
+def test_behind_the_trusted_proxy_the_pages_scheme_is_the_proxys():
+    """nginx terminates TLS (X-Forwarded-Proto: https): the page's origin is https://host."""
+    front, _app, _clock = door()                     # trusts X-Forwarded-For: behind the proxy
+    tls = api_post((b"origin", b"https://pg.example.org"), (b"x-forwarded-proto", b"https"))
+    assert call(front, tls)[0] == 200
+    plain = api_post((b"origin", b"http://pg.example.org"), (b"x-forwarded-proto", b"https"))
+    assert call(front, plain)[0] == 403
+    alone, _app, _clock = door(client_ip_header="")  # no proxy: the header is anyone's to send
+    assert call(alone, tls)[0] == 403
+
+
+def test_a_simple_content_type_is_a_415_and_reading_is_not_checked():
+    front, app, _clock = door()
+    for kind in (b"text/plain", b"application/x-www-form-urlencoded", b"multipart/form-data",
+                 b"application/json-seq"):
+        scope = api_post()
+        scope["headers"] = [h for h in scope["headers"] if h[0] != b"content-type"] + \
+            [(b"content-type", kind)]
+        assert call(front, scope)[0] == 415, kind
+    assert call(front, api_post((b"content-type", b"application/json; charset=utf-8")))[0] == 200
+    assert call(front, http("/api/v1/versions", headers=((b"origin", b"https://evil.example"),)))[0] \
+        == 200                                              # a GET changes nothing
+    assert app.http == 2
+
+
+def test_framing_is_checked_on_exempt_paths_too():
+    front, app, _clock = door()
+    smuggled = http("/_stcore/health", method="POST", headers=(
+        (b"content-length", b"2"), (b"transfer-encoding", b"chunked")))
+    status, headers, _body = call(front, smuggled)
+    assert status == 400 and headers["connection"] == "close" and app.http == 0
+    for length in (b"\xc2\xb2", b"+2", b"1" * 5000, b" "):
+        assert call(front, http("/_stcore/upload_file/s/f", method="PUT",
+                                headers=((b"content-length", length),)))[0] == 400, length
+    assert call(front, http("/_stcore/health"))[0] == 200
+
+
+def test_a_client_that_waits_for_100_continue_gets_its_413_without_being_asked_for_the_body():
+    """Reading to drain would make uvicorn send 100 Continue: the client would then send what
+    is refused."""
+    front, app, _clock = door(max_body_bytes=1000)
+    reads: list[int] = []
+
+    async def receive():
+        reads.append(1)
+        return {"type": "http.request", "body": b"x" * 100, "more_body": False}
+
+    sent: list[dict] = []
+
+    async def send(message):
+        sent.append(message)
+
+    waiting = http("/_stcore/upload_file/s/f", method="PUT", headers=(
+        (b"content-length", b"100000"), (b"expect", b"100-continue")))
+    asyncio.run(front(waiting, receive, send))
+    assert sent[0]["status"] == 413 and reads == [] and app.http == 0
+    sending = http("/_stcore/upload_file/s/f", method="PUT", headers=(
+        (b"content-length", b"100000"),))
+    asyncio.run(front(sending, receive, send))
+    assert sent[2]["status"] == 413 and reads == [1]        # drained: the client reads its 413

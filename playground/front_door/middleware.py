@@ -115,6 +115,57 @@ def origin_allowed(origin: Optional[str], host: Optional[str], allowed: tuple[st
     return f"{parsed.scheme}://{parsed.netloc}".lower() in allowed
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normal_origin(origin: str) -> Optional[str]:
+    """scheme://host:port with the default port written out, as origins compare; None for
+    what names no http(s) origin ("null", a path, a bad port)."""
+    try:
+        parsed = urllib.parse.urlsplit(origin.strip().lower())
+        port = parsed.port
+    except ValueError:                                        # "http://[::1", a port of "x"
+        return None
+    if parsed.scheme not in DEFAULT_PORTS or not parsed.hostname or parsed.path.strip("/") \
+            or parsed.query or parsed.username is not None:
+        return None
+    host = f"[{parsed.hostname}]" if ":" in parsed.hostname else parsed.hostname
+    return f"{parsed.scheme}://{host}:{port or DEFAULT_PORTS[parsed.scheme]}"
+
+
+def page_origin(scope: Scope, trust_proxy: bool) -> Optional[str]:
+    """The origin of the page this request came to: its Host, and its scheme; behind the proxy
+    this server trusts (it names a client IP header), the proxy's X-Forwarded-Proto, as the
+    API's share links do."""
+    host = _header(scope, b"host")
+    if not host:
+        return None
+    scheme = str(scope.get("scheme") or "http")
+    forwarded = (_header(scope, b"x-forwarded-proto") or "").split(",")[0].strip().lower()
+    if trust_proxy and forwarded in DEFAULT_PORTS:
+        scheme = forwarded
+    return normal_origin(f"{scheme}://{host.strip()}")
+
+
+def _framing(scope: Scope) -> Optional[tuple[int, str, Optional[float]]]:
+    """RFC 9112 6.3: one way to tell where the body ends. With both Transfer-Encoding and
+    Content-Length h11 lets chunked win, and the cap read the other: a body smuggled past it."""
+    lengths = _headers(scope, b"content-length")
+    if _header(scope, b"transfer-encoding") is not None:
+        return (400, _("A request may not carry both Transfer-Encoding and Content-Length."),
+                None) if lengths else \
+            (411, _("A request body needs its length (Content-Length)."), None)
+    if len(lengths) > 1 or (lengths and not specs.is_count(lengths[0].strip())):
+        return 400, _("The request's Content-Length is malformed or given twice."), None
+    return None
+
+
+def _waits_to_send(scope: Scope) -> bool:
+    """A client that sent `Expect: 100-continue` sends its body only when asked: reading it to
+    drain it would ask for it (uvicorn answers 100 Continue on the first read)."""
+    return (_header(scope, b"expect") or "").strip().lower() == "100-continue"
+
+
 def _header(scope: Scope, name: bytes) -> Optional[str]:
     found = _headers(scope, name)
     return found[0] if found else None
@@ -167,7 +218,8 @@ class FrontDoor:
     # -- HTTP ------------------------------------------------------------------------------
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if path.endswith(EXEMPT) or any(part in path for part in STATIC):
+        if (path.endswith(EXEMPT) or any(part in path for part in STATIC)) and \
+                _framing(scope) is None:             # exempt from limits, never from framing
             await self.app(scope, receive, send)
             return
         client = self.client(scope)
@@ -185,7 +237,7 @@ class FrontDoor:
             await self.app(scope, capped.receive, capped.send)
             return
         self.counts[f"http {status}"] += 1
-        if status == 413:
+        if status == 413 and not _waits_to_send(scope):
             await _drain(receive)
         kind = "application/json" if api else "text/html; charset=utf-8" if page \
             else "text/plain; charset=utf-8"
@@ -208,15 +260,10 @@ class FrontDoor:
     def _http_refusal(self, scope: Scope, client: str,
                       page: bool) -> Optional[tuple[int, str, Optional[float]]]:
         limits, now = self.limits, self.clock()
-        lengths = _headers(scope, b"content-length")
-        length = lengths[0] if lengths else None
-        if _header(scope, b"transfer-encoding") is not None:
-            # RFC 9112 6.3: both framings at once is how a body is smuggled past a cap.
-            return (400, _("A request may not carry both Transfer-Encoding and Content-Length."),
-                    None) if lengths else \
-                (411, _("A request body needs its length (Content-Length)."), None)
-        if len(lengths) > 1 or (length is not None and not specs.is_count(length.strip())):
-            return 400, _("The request's Content-Length is malformed or given twice."), None
+        refusal = _framing(scope)
+        if refusal is not None:
+            return refusal
+        length = _header(scope, b"content-length")
         refusal = self._cross_site(scope)
         if refusal is not None:
             return refusal
@@ -244,12 +291,24 @@ class FrontDoor:
         if kind != "application/json":
             return 415, _("The API takes JSON: send Content-Type: application/json."), None
         origin = _header(scope, b"origin")
-        if origin_allowed(origin, _header(scope, b"host"), self.limits.allowed_origins) or \
-                identity.bearer(scope) in self.limits.api_tokens:
+        if self._same_or_allowed(scope) or identity.bearer(scope) in self.limits.api_tokens:
             return None
         return 403, _("Requests from another site's page are refused (Origin {origin}); ask "
                       "the operator to allow it, or send an API token.").format(
             origin=origin[:200] if origin else ""), None
+
+    def _same_or_allowed(self, scope: Scope) -> bool:
+        """No Origin (not a browser), or exactly the page's own (scheme, host and port), or one
+        the operator allowed. Stricter than the websocket's origin_allowed: a page on another
+        port of localhost is another site, and so is http:// beside https://."""
+        sent = _headers(scope, b"origin")
+        if not sent:
+            return True
+        origin = normal_origin(sent[0]) if len(sent) == 1 else None
+        if origin is None:                                    # "null", garbage, or two
+            return False
+        return origin == page_origin(scope, trust_proxy=bool(self.limits.client_ip_header)) \
+            or origin in (normal_origin(o) for o in self.limits.allowed_origins)
 
     # -- websocket -------------------------------------------------------------------------
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
