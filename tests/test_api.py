@@ -219,7 +219,7 @@ def test_a_field_that_cannot_run_is_a_400_with_the_clis_own_message(server, chan
 
 
 @pytest.mark.parametrize("raw, field, words", [
-    (b"not json", None, "not JSON"),
+    (b"not json", "", "not JSON"),                              # "": the body as a whole
     (b"[1, 2]", "", "JSON object"),
     (b'{"function": "f"}', "source", "source"),
     (b'{"source": "x = 1", "calls": "float32[3]"}', "calls", "list of strings"),

@@ -82,6 +82,40 @@ def test_every_malformed_body_is_a_4xx_in_json(server, body):
     assert json.loads(answer)["error"]["message"]
 
 
+HUGE_DIMS = ",".join(["999999999999999999"] * 254)
+# Each names the field that cannot run ("" the body as a whole). The first five were 500s after
+# the 4xx for the ones above: a lone surrogate broke the answer's encoding or the share link's,
+# and 254 18-digit dims made the element count too long for str().
+NAMED = [
+    (b'{"source": "x", "\\ud800": 1}', ""),
+    (b'{"source": "x", "function": "\\ud800"}', ""),
+    (b'{"source": "x", "tf_version": "\\udfff"}', ""),
+    (b'{"source": "x", "calls": ["float32[' + HUGE_DIMS.encode() + b']"]}', "calls[0]"),
+    (b'{"source": "x", "calls": ["float32[1]", "n=1, x=float32[' + HUGE_DIMS.encode() + b']"]}',
+     "calls[1]"),
+    (b"[" * 65 + b"]" * 65, ""),
+    (b'{"source": "x", "calls": [' + b"[" * 64 + b"]" * 64 + b"]}", ""),
+    (b'{"source": "x", "calls": ["float32[' + b"1" * 19 + b']"]}', "calls[0]"),
+    (b'{"source": "x", "signature": "float32[' + b",".join([b"1"] * 255) + b']"}', "signature"),
+    ('{"source": "x", "calls": ["float32[²]"]}'.encode(), "calls[0]"),
+    ('{"source": "x", "signature": "float32[³]"}'.encode(), "signature"),
+    ('{"source": "x", "sweep": "x[0]=١٦"}'.encode(), "sweep"),
+    ('{"source": "x", "compare": "signature=float32[²]"}'.encode(), "compare"),
+    (b'{"source": "x", "timeout_s": NaN}', ""),
+    (b'{"source": "x", "timing_budget_s": 1e999}', "timing_budget_s"),
+    (b'{"source": "x", "' + b"k" * 100_000 + b'": 1}', "k" * 2000 + "..."),
+]
+
+
+@pytest.mark.parametrize("body, field", NAMED, ids=range(len(NAMED)))
+def test_a_malformed_body_is_a_400_that_names_its_field(server, body, field):
+    status, kind, answer = post(server[0], body, JSON)
+    assert status == 400 and kind == "application/json", (status, answer[:300])
+    error = json.loads(answer)["error"]
+    assert error["status"] == 400 and error["field"] == field, error
+    assert 0 < len(error["message"]) < 2100           # never the request's megabytes echoed
+
+
 def raw_request(url: str, head: bytes, body_chunks=(), read: int = 200) -> bytes:
     parts = urlsplit(url)
     sock = socket.create_connection((parts.hostname, parts.port), timeout=30)

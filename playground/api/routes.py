@@ -15,10 +15,10 @@ import logging
 import math
 import threading
 import time
-from typing import Any, AsyncIterator, Callable, Optional
+from typing import Any, AsyncGenerator, Callable, Optional
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from .. import gallery
@@ -32,7 +32,9 @@ from ..front_door import identity
 from ..reports import compare as comparing
 from ..runs import shared
 from ..runs.service import log_run
+from . import body as bodies
 from . import openapi
+from .body import Answer
 
 PREFIX = "/api/v1"
 NDJSON = "application/x-ndjson"
@@ -76,7 +78,7 @@ class Refusal(Exception):
     def __init__(self, status: int, message: str, field: Optional[str] = None,
                  retry_after_s: Optional[float] = None) -> None:
         super().__init__(message)
-        self.status, self.message, self.field = status, message, field
+        self.status, self.message, self.field = status, _cut(message), _cut(field)
         self.retry_after_s = retry_after_s
 
     def body(self) -> dict[str, Any]:
@@ -85,10 +87,17 @@ class Refusal(Exception):
             error["field"] = self.field
         return {"error": error}
 
-    def response(self) -> JSONResponse:
+    def response(self) -> Answer:
         headers = {} if self.retry_after_s is None else {
             "Retry-After": str(max(1, math.ceil(self.retry_after_s)))}
-        return JSONResponse(self.body(), status_code=self.status, headers=headers)
+        return Answer(self.body(), status_code=self.status, headers=headers)
+
+
+SHOWN_CHARS = 2000        # of a refusal's message or field: either may quote the request
+
+
+def _cut(text: Optional[str]) -> Optional[str]:
+    return text if text is None or len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
 
 def _language(request: Request, asked: str = "") -> str:
@@ -108,13 +117,10 @@ def client_of(request: Request, settings: Settings) -> str:
 
 
 async def read_request(request: Request) -> JobRequest:
-    body = await request.body()
     try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise Refusal(400, _("The body is not JSON: {error}").format(error=error)) from None
-    except RecursionError:
-        raise Refusal(400, _("The body's JSON is nested too deeply.")) from None
+        data = bodies.loads(await request.body())
+    except bodies.BodyError as error:
+        raise Refusal(400, str(error), "") from None          # "": the body as a whole
     try:
         return job_request.from_json(data)
     except FieldError as error:
@@ -230,14 +236,14 @@ async def analyze(request: Request) -> Response:
                                 **{**_link_fields(asked), "language": job.language})
     language = job.language
     if NDJSON in request.headers.get("accept", ""):
-        return StreamingResponse(_stream(job, spec, job_b, client, url, language),
-                                 media_type=NDJSON, headers={"Cache-Control": "no-store"})
+        relay = _Relay(asyncio.get_running_loop())
+        return _Stream(relay, _stream(relay, job, spec, job_b, client, url, language))
     try:
         result = await in_thread(lambda: run(job, spec, job_b, client, lambda event: None))
     except BaseException as error:  # noqa: BLE001 - every failure is an answer, never a trace
         with i18n.using(language):
             return refusal_of(error).response()
-    return JSONResponse({**result, "share_url": url})
+    return Answer({**result, "share_url": url})
 
 
 def public_base(request: Request, settings: Settings) -> str:
@@ -250,25 +256,46 @@ def public_base(request: Request, settings: Settings) -> str:
     return base
 
 
-async def _stream(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job],
-                  client: str, url: str, language: str) -> AsyncIterator[bytes]:
+class _Stream(StreamingResponse):
+    """The NDJSON answer. However it ends (the report sent, the client gone, the server
+    stopping), its job's next event raises Cancelled: a client that left while its answer sat
+    unread in a stalled send would otherwise leave the lines' generator to the garbage
+    collector, and the job running for nobody."""
+
+    def __init__(self, relay: "_Relay", lines: AsyncGenerator[bytes, None]) -> None:
+        super().__init__(lines, media_type=NDJSON, headers={"Cache-Control": "no-store"})
+        self.relay, self.lines = relay, lines
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.relay.gone = True
+            await self.lines.aclose()
+
+
+async def _stream(relay: "_Relay", job: Job, spec: Optional[comparing.CompareSpec],
+                  job_b: Optional[Job], client: str, url: str,
+                  language: str) -> AsyncGenerator[bytes, None]:
     """One JSON object a line: each event as it happens, then {"event": "report", ...} (or
     "compare", or "error" with the refusal). A client that reads slowly gets the newest
     events (at most STREAM_EVENTS wait); one that leaves stops its job (Cancelled)."""
-    relay = _Relay(asyncio.get_running_loop())
     done = in_thread(lambda: run(job, spec, job_b, client, relay.put))
     try:
         while not done.done():
             woken = asyncio.ensure_future(relay.wake.wait())
-            await asyncio.wait({woken, done}, return_when=asyncio.FIRST_COMPLETED)
-            woken.cancel()
+            try:
+                await asyncio.wait({woken, done}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                woken.cancel()        # also when the client leaves during the wait
             relay.wake.clear()
-            for event in relay.take():
-                yield _line(event)
-        for event in relay.take():
+            while (event := relay.pop()) is not None:     # one at a time: what waits for a
+                yield _line(event)                        # stalled client is the relay's
+        while (event := relay.pop()) is not None:
             yield _line(event)
     finally:
         relay.gone = True            # closed or cancelled: the job's next event stops it
+        done.add_done_callback(_outcome_read)
     try:
         result = done.result()
     except BaseException as error:  # noqa: BLE001
@@ -277,6 +304,13 @@ async def _stream(job: Job, spec: Optional[comparing.CompareSpec], job_b: Option
         return
     kind = "compare" if "compare" in result else "report"
     yield _line({"event": kind, kind: result.get("compare", result), "share_url": url})
+
+
+def _outcome_read(done: "asyncio.Future[Any]") -> None:
+    """Reads the outcome of a run whose client has gone (Cancelled, most often), so that it is
+    not logged as an error nobody retrieved."""
+    if not done.cancelled():
+        done.exception()
 
 
 STREAM_EVENTS = 256          # progress events waiting for one slow client; older ones dropped
@@ -294,6 +328,7 @@ class _Relay:
         self.dropped = 0
         self._events: collections.deque[dict] = collections.deque()
         self._lock = threading.Lock()
+        self._waking = False          # a wake-up is on its way to the loop
 
     def put(self, event: dict) -> None:
         if self.gone:
@@ -303,7 +338,19 @@ class _Relay:
                 self._events.popleft()
                 self.dropped += 1
             self._events.append(event)
-        self.loop.call_soon_threadsafe(self.wake.set)
+            waking, self._waking = self._waking, True
+        if not waking:                # one callback at a time: the loop's own queue stays short
+            self.loop.call_soon_threadsafe(self._woken)
+
+    def _woken(self) -> None:
+        with self._lock:
+            self._waking = False
+        self.wake.set()
+
+    def pop(self) -> Optional[dict]:
+        """The oldest event waiting, if any."""
+        with self._lock:
+            return self._events.popleft() if self._events else None
 
     def take(self) -> list[dict]:
         with self._lock:
@@ -323,7 +370,7 @@ def _link_fields(asked: JobRequest) -> dict[str, Any]:
 
 async def examples(request: Request) -> Response:
     with i18n.using(_language(request)):
-        return JSONResponse({"examples": [_example(e, full=False) for e in gallery.EXAMPLES]})
+        return Answer({"examples": [_example(e, full=False) for e in gallery.EXAMPLES]})
 
 
 async def example(request: Request) -> Response:
@@ -333,7 +380,7 @@ async def example(request: Request) -> Response:
         if found is None:
             return Refusal(404, _("No example {name}; GET /api/v1/examples lists them.").format(
                 name=repr(name)), "name").response()
-        return JSONResponse(_example(found, full=True))
+        return Answer(_example(found, full=True))
 
 
 def _example(e: gallery.Example, full: bool) -> dict[str, Any]:
@@ -354,9 +401,9 @@ def _text(marked: str) -> str:
 
 async def installed_versions(request: Request) -> Response:
     installed = versions.installed(Settings.from_env())     # never the interpreters' paths
-    return JSONResponse({"default": installed[0].version,
-                         "versions": [v.version for v in installed]})
+    return Answer({"default": installed[0].version,
+                   "versions": [v.version for v in installed]})
 
 
 async def document(request: Request) -> Response:
-    return JSONResponse(openapi.document())
+    return Answer(openapi.document())
