@@ -214,3 +214,17 @@ def test_the_body_cap_counts_the_bytes_read_whatever_the_headers_said():
     assert all(m.get("body") != b"ran" for m in sent)
 
 
+
+
+def test_a_client_that_closes_after_its_request_reads_the_413_of_a_body_sent_whole(server):
+    """urllib, as the remote CLI sends: the whole body, then `Connection: close`, then it reads.
+    uvicorn closes such a connection once the answer is out: with the body unread the kernel
+    answered the rest with a reset, and urllib saw no 413, only ConnectionResetError."""
+    import urllib.error
+    import urllib.request
+    asked = urllib.request.Request(server[0] + "/api/v1/analyze", data=b"x" * (8 << 20),
+                                   headers={**JSON, "X-Forwarded-For": "198.51.100.43"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(asked, timeout=60)
+    assert refused.value.code == 413
+    assert "larger than" in json.loads(refused.value.read())["error"]["message"]
