@@ -228,3 +228,14 @@ def test_a_client_that_closes_after_its_request_reads_the_413_of_a_body_sent_who
         urllib.request.urlopen(asked, timeout=60)
     assert refused.value.code == 413
     assert "larger than" in json.loads(refused.value.read())["error"]["message"]
+
+
+def test_a_refusal_is_in_the_clients_language(server):
+    """The body is parsed and checked off the event loop: the language goes with it."""
+    body = b'{"source": "x", "calls": ["float33[2]"]}'
+    english = json.loads(post(server[0], body, JSON)[2])["error"]["message"]
+    chinese = json.loads(post(server[0], body, {**JSON, "Accept-Language": "zh-CN"})[2])
+    assert "unknown dtype" in english and chinese["error"]["field"] == "calls[0]"
+    assert "unknown dtype" not in chinese["error"]["message"]
+    deep = json.loads(post(server[0], b"[" * 100 + b"]" * 100, {**JSON, "Accept-Language": "zh-CN"})[2])
+    assert "nested" not in deep["error"]["message"], deep

@@ -70,7 +70,11 @@ def test_a_hosted_server_adds_the_pages_limits_and_the_cli_does_not():
     assert job_request.to_job(generous, SETTINGS).timeout_s == SETTINGS.timeout_s * 4
     for changes, field in (({}, "calls"), ({"calls": ()}, "timing_budget_s"),
                            ({"calls": (), "timing_budget_s": 1.0}, "timeout_s"),
-                           ({"source": "#" * (SETTINGS.max_source_bytes + 1)}, "source")):
+                           ({"source": "#" * (SETTINGS.max_source_bytes + 1)}, "source"),
+                           ({"calls": ("1," * SETTINGS.max_source_bytes,)}, "calls"),
+                           ({"calls": ("float32[3]",),
+                             "signature": "float32[1]," * SETTINGS.max_source_bytes},
+                            "signature")):
         with pytest.raises(FieldError) as refused:
             job_request.to_job(dataclasses.replace(generous, **changes), SETTINGS, hosted=True)
         assert refused.value.field == field

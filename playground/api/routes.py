@@ -117,8 +117,13 @@ def client_of(request: Request, settings: Settings) -> str:
 
 
 async def read_request(request: Request) -> JobRequest:
+    raw = await request.body()
+    return await asyncio.to_thread(parse_request, raw)     # megabytes: off the event loop
+
+
+def parse_request(raw: bytes) -> JobRequest:
     try:
-        data = bodies.loads(await request.body())
+        data = bodies.loads(raw)
     except bodies.BodyError as error:
         raise Refusal(400, str(error), "") from None          # "": the body as a whole
     try:
@@ -229,7 +234,7 @@ async def analyze(request: Request) -> Response:
             return refusal.response()
     with i18n.using(_language(request, asked.language)):
         try:
-            job, spec, job_b = plan(asked, settings)
+            job, spec, job_b = await asyncio.to_thread(plan, asked, settings)
         except Refusal as refusal:
             return refusal.response()
     url = share_link.of_request(public_base(request, settings),

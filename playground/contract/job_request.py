@@ -125,12 +125,29 @@ def _hosted_limits(request: JobRequest, config: Settings) -> None:
     if len(request.calls) > config.max_calls:
         raise FieldError("calls", _("{n} calls; the limit is {limit} per run.").format(
             n=len(request.calls), limit=config.max_calls))
+    _text_limit(request, config.max_source_bytes)
     if not 0 < request.timing_budget_s <= config.max_timing_budget_s:
         raise FieldError("timing_budget_s", _("The timing budget must be between 0 and {limit} "
                                               "s.").format(limit=f"{config.max_timing_budget_s:g}"))
     if request.timeout_s is not None and request.timeout_s > config.timeout_s:
         raise FieldError("timeout_s", _("timeout_s is at most {limit} s on this server").format(
             limit=f"{config.timeout_s:g}"))
+
+
+# The fields parsed in Python on the server, character by character: with the source's cap over
+# them all, a request costs milliseconds to check (a 4 MB call of a million arguments cost the
+# server's event loop 12 s).
+_PARSED = ("calls", "signature", "sweep", "compare", "function", "tf_version", "filename")
+
+
+def _text_limit(request: JobRequest, limit: int) -> None:
+    sizes = {name: sum(map(len, value)) if isinstance(value, tuple) else len(value or "")
+             for name in _PARSED for value in [getattr(request, name)]}
+    if sum(sizes.values()) > limit:
+        largest = max(sizes, key=lambda name: sizes[name])
+        raise FieldError(largest, _("The call plan and options are {size} characters; the "
+                                    "limit is {limit}.").format(size=sum(sizes.values()),
+                                                                limit=limit))
 
 
 def _field(name: str, check: Any, *args: Any, **kwargs: Any) -> Any:
