@@ -145,15 +145,6 @@ def test_two_content_lengths_are_a_400(server):
     assert raw_request(server[0], head).startswith(b"HTTP/1.1 400")
 
 
-def test_a_large_body_sent_whole_reads_a_413(server):
-    body = b"x" * (8 << 20)
-    head = (b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\n\r\n" % len(body))
-    answer = raw_request(server[0], head, [body[i:i + (1 << 16)] for i in range(0, len(body),
-                                                                             1 << 16)])
-    assert answer.startswith(b"HTTP/1.1 413"), answer              # a connection reset before
-
-
 def test_a_stream_whose_client_leaves_stops_its_job(server):
     url, marker = server
     parts = urlsplit(url)
