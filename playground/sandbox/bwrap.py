@@ -11,6 +11,9 @@ from typing import Optional
 BWRAP = shutil.which("bwrap") or "/usr/bin/bwrap"
 CODE_MOUNT = "/playground-code"      # the staged playground package, read-only
 JOB_MOUNT = "/job"                   # the job's source file, read-only
+# No user namespace may be made inside: a job gets no fresh set of capabilities to reach kernel
+# code with (bwrap 0.8; --disable-userns needs a user namespace of bwrap's own).
+NO_NESTED_USERNS = ("--unshare-user", "--disable-userns")
 
 
 @functools.lru_cache(maxsize=None)
@@ -19,7 +22,11 @@ def probe(uid: Optional[int]) -> str:
     seccomp profile, no user namespaces, no binary)."""
     if not os.path.exists(BWRAP):
         return "bubblewrap is not installed (apt-get install bubblewrap)"
-    argv = [BWRAP, "--unshare-all", "--die-with-parent", *system_mounts(), "true"]
+    # The cold worker's own namespace flags: a bwrap that cannot disable nested user
+    # namespaces (older than 0.8, or a kernel without the per-namespace limit) is found here,
+    # once, not by every job's worker failing to start.
+    argv = [BWRAP, "--unshare-all", *NO_NESTED_USERNS, "--die-with-parent", *system_mounts(),
+            "true"]
     try:
         done = subprocess.run(argv, env={}, capture_output=True, timeout=20, **as_user(uid))
     except (OSError, subprocess.SubprocessError) as e:
@@ -55,7 +62,7 @@ def argv(command: list[str], env: dict[str, str], *, prefix: Optional[str], code
     No user namespace may be made inside (--disable-userns: a job gets no fresh set of
     capabilities to reach kernel code with), except for a zygote (`nested_userns`), whose
     forks make their own namespaces and then forbid nesting themselves (namespaces.py)."""
-    userns = [] if nested_userns else ["--unshare-user", "--disable-userns"]
+    userns = [] if nested_userns else list(NO_NESTED_USERNS)
     args = [BWRAP, "--unshare-all", *userns, "--die-with-parent", "--new-session", "--clearenv",
             "--hostname", "playground", *system_mounts(),
             # A small /dev/shm of its own; a zygote's forks each mount a fresh one over it.

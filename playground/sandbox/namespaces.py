@@ -8,6 +8,7 @@ an unprivileged user namespace owns the new ones.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
@@ -24,8 +25,8 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 def _check(result: int, what: str) -> None:
     if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+        number = ctypes.get_errno()
+        raise OSError(number, f"{what}: {os.strerror(number)}")
 
 
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str = "") -> None:
@@ -75,13 +76,14 @@ def become_init() -> None:
 
 def forbid_user_namespaces() -> None:
     """No user namespace may be made inside this one (what bwrap's --disable-userns does): the
-    job gets no fresh set of capabilities to reach kernel code with. Best effort: a kernel
-    without the per-namespace limit leaves the job as a fresh bwrap worker is left."""
-    try:
-        with open("/proc/sys/user/max_user_namespaces", "w") as handle:
-            handle.write("0")
-    except OSError:
-        pass
+    job gets no fresh set of capabilities to reach kernel code with. Fails closed, as bwrap
+    does: a kernel without the per-namespace limit (before 4.9) raises OSError, and the fork
+    runs no job."""
+    with open("/proc/sys/user/max_user_namespaces", "w") as handle:
+        handle.write("0")
+    with open("/proc/sys/user/max_user_namespaces") as handle:
+        if handle.read().strip() != "0":
+            raise OSError(errno.EPERM, "max_user_namespaces did not become 0")
 
 
 def last_capability() -> int:

@@ -7,10 +7,15 @@ and fanotify, which tell one job which files another job opens in the shared rea
 Docker's default profile happens to block keyctl; a host run, the CLI and a GPU host have no
 such profile, so the worker installs this filter itself, after the engine is warm and before
 the job's code runs, on every thread (SECCOMP_FILTER_FLAG_TSYNC: TensorFlow's thread pools
-exist already).
+exist already). Filters stack: inside Docker this one runs after the container's profile.
 
 A classic BPF program built here with struct (no libseccomp binding is installed): check the
-architecture (a foreign one, or x32 calls on x86_64, is killed), then refuse the listed calls.
+architecture (a foreign one, i386 or arm32 compat calls, or x32 calls on x86_64, kill the
+process), then refuse the listed calls. Nested user namespaces are not this filter's business:
+bwrap --disable-userns and namespaces.forbid_user_namespaces refuse them.
+
+A kernel without seccomp filters (CONFIG_SECCOMP_FILTER, Linux 3.17 for TSYNC) or an
+architecture without a table here gets OSError from install(): the worker then runs no job.
 """
 from __future__ import annotations
 
@@ -18,60 +23,106 @@ import ctypes
 import errno
 import platform
 import struct
+from typing import Optional
 
-# Per architecture: the AUDIT_ARCH value, the seccomp() syscall number, and the refused calls.
-ARCHES = {
-    "x86_64": (0xC000003E, 317, {"keyctl": 250, "add_key": 248, "request_key": 249,
-                                 "inotify_init": 253, "inotify_init1": 294,
-                                 "fanotify_init": 300, "userfaultfd": 323,
-                                 "perf_event_open": 298, "bpf": 321}),
-    "aarch64": (0xC00000B7, 277, {"keyctl": 219, "add_key": 217, "request_key": 218,
-                                  "inotify_init1": 26, "fanotify_init": 262,
-                                  "userfaultfd": 282, "perf_event_open": 241, "bpf": 280}),
+# What a job may not call, and why; every name must be in each table below.
+REFUSED = (
+    # Kernel objects shared with the server and with other jobs (see the module docstring).
+    "keyctl", "add_key", "request_key", "inotify_init", "inotify_init1", "fanotify_init",
+    # Kernel code no job needs, and a frequent home of kernel bugs: eBPF, perf counters,
+    # userfaultfd (races in exploits), io_uring.
+    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register",
+    # Another process's memory: a job's children are its own, but it has no reason to.
+    "ptrace", "process_vm_readv", "process_vm_writev",
+    # Mounts and kexec need capabilities a job never holds; refused before the kernel parses.
+    "mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen", "fsconfig",
+    "fsmount", "fspick", "mount_setattr", "kexec_load", "kexec_file_load",
+)
+
+# From the kernel's own tables (asm/unistd_64.h; asm-generic/unistd.h for aarch64); a test
+# compares them with the installed headers. i386's int 0x80 and arm32 compat calls carry
+# another AUDIT_ARCH and are killed by the arch check, so they need no table.
+_X86_64 = {
+    "keyctl": 250, "add_key": 248, "request_key": 249, "inotify_init": 253,
+    "inotify_init1": 294, "fanotify_init": 300, "bpf": 321, "perf_event_open": 298,
+    "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+    "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "mount": 165,
+    "umount2": 166, "pivot_root": 155, "open_tree": 428, "move_mount": 429, "fsopen": 430,
+    "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442, "kexec_load": 246,
+    "kexec_file_load": 320, "seccomp": 317,
 }
-X32_BIT = 0x40000000
+_AARCH64 = {   # no inotify_init: the generic table has only inotify_init1
+    "keyctl": 219, "add_key": 217, "request_key": 218, "inotify_init1": 26,
+    "fanotify_init": 262, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
+    "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "ptrace": 117,
+    "process_vm_readv": 270, "process_vm_writev": 271, "mount": 40, "umount2": 39,
+    "pivot_root": 41, "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
+    "fsmount": 432, "fspick": 433, "mount_setattr": 442, "kexec_load": 104,
+    "kexec_file_load": 294, "seccomp": 277,
+}
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+TABLES = {"x86_64": _X86_64, "aarch64": _AARCH64}
+X32_BIT = 0x40000000                  # __X32_SYSCALL_BIT: x32 calls arrive as x86_64 with it
 
+# BPF opcodes: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JGE|BPF_K, BPF_RET|BPF_K
 _LD_W_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
-_ALLOW, _KILL_PROCESS, _ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
+_NR, _ARCH = 0, 4                     # offsets in struct seccomp_data
+RET_ALLOW, RET_KILL_PROCESS, RET_ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
 PR_SET_NO_NEW_PRIVS = 38
 SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC = 1, 1
 
 
-class _Program(ctypes.Structure):
+class _Program(ctypes.Structure):     # struct sock_fprog
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
 def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
-    return struct.pack("HBBI", code, jt, jf, k)
+    return struct.pack("=HBBI", code, jt, jf, k)     # struct sock_filter, 8 bytes
 
 
-def program(machine: str | None = None) -> tuple[bytes, int]:
-    """The filter for this machine, as BPF bytes and its instruction count."""
-    arch, _nr, refused = ARCHES[machine or platform.machine()]
-    numbers = sorted(refused.values())
-    ops = [_op(_LD_W_ABS, 4),                                  # seccomp_data.arch
-           _op(_JEQ, arch, 1, 0), _op(_RET, _KILL_PROCESS),
-           _op(_LD_W_ABS, 0)]                                  # seccomp_data.nr
-    if arch == ARCHES["x86_64"][0]:
-        ops += [_op(_JGE, X32_BIT, 0, 1), _op(_RET, _KILL_PROCESS)]
-    for i, number in enumerate(numbers):                      # to the EPERM at the end
-        ops.append(_op(_JEQ, number, len(numbers) - i, 0))
-    ops += [_op(_RET, _ALLOW), _op(_RET, _ERRNO | errno.EPERM)]
-    return b"".join(ops), len(ops)
+def numbers(machine: Optional[str] = None) -> dict[str, int]:
+    """The refused calls' numbers on this architecture ({} where there is no table)."""
+    table = TABLES.get(machine or platform.machine(), {})
+    return {name: table[name] for name in REFUSED if name in table}
 
 
-def install() -> None:
-    """Installs the filter on every thread of this process; raises OSError if it cannot (the
-    worker then refuses the job: a sandbox that lost a wall does not run code)."""
-    machine = platform.machine()
-    if machine not in ARCHES:
-        raise OSError(errno.ENOSYS, f"no seccomp filter for {machine}")
-    libc = ctypes.CDLL(None, use_errno=True)
-    code, count = program(machine)
+def program(machine: Optional[str] = None) -> bytes:
+    """The filter for an architecture, as struct sock_filter instructions."""
+    machine = machine or platform.machine()
+    refused = sorted(set(numbers(machine).values()))
+    ops = [_op(_LD_W_ABS, _ARCH),
+           _op(_JEQ, AUDIT_ARCH[machine], 1, 0), _op(_RET, RET_KILL_PROCESS),
+           _op(_LD_W_ABS, _NR)]
+    if machine == "x86_64":
+        ops += [_op(_JGE, X32_BIT, 0, 1), _op(_RET, RET_KILL_PROCESS)]
+    for i, number in enumerate(refused):            # a match jumps to the EPERM at the end
+        ops.append(_op(_JEQ, number, len(refused) - i, 0))
+    ops += [_op(_RET, RET_ALLOW), _op(_RET, RET_ERRNO | errno.EPERM)]
+    return b"".join(ops)
+
+
+def install(machine: Optional[str] = None) -> None:
+    """Installs the filter on every thread of this process, for good. Raises OSError if it
+    cannot: the caller must then run no job (a sandbox that lost a wall runs no code)."""
+    machine = machine or platform.machine()
+    if machine not in TABLES:
+        raise OSError(errno.ENOSYS, f"no seccomp filter for the {machine} architecture")
+    code = program(machine)
     buffer = ctypes.create_string_buffer(code, len(code))
-    prog = _Program(count, ctypes.cast(buffer, ctypes.c_void_p))
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-            libc.syscall(ARCHES[machine][1], SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC,
-                         ctypes.byref(prog)) != 0:
-        number = ctypes.get_errno()
-        raise OSError(number, f"seccomp filter not installed: {errno.errorcode.get(number)}")
+    prog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                  ctypes.c_ulong(0)) != 0:
+        _fail(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    result = libc.syscall(ctypes.c_long(TABLES[machine]["seccomp"]),
+                          ctypes.c_ulong(SECCOMP_SET_MODE_FILTER),
+                          ctypes.c_ulong(SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(prog))
+    if result > 0:       # TSYNC names the first thread that could not take the filter
+        raise OSError(errno.EBUSY, f"seccomp: thread {result} could not take the filter")
+    if result < 0:       # ENOSYS or EINVAL: a kernel without seccomp filters (or TSYNC)
+        _fail(ctypes.get_errno(), "seccomp(SECCOMP_SET_MODE_FILTER, TSYNC)")
+
+
+def _fail(number: int, what: str) -> None:
+    raise OSError(number, f"{what}: {errno.errorcode.get(number, number)}")

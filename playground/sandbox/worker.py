@@ -74,6 +74,23 @@ def _leave_the_script_alone() -> None:
         sys.path[:] = [p for p in sys.path if p != code_dir]
 
 
+def filter_system_calls(language: str) -> None:
+    """The worker's own seccomp filter (seccomp.py) on all its threads, on every path (cold,
+    forked, GPU, process fallback). Fails closed: a worker that cannot install it runs no job,
+    and the report says why in the job's language."""
+    from playground.contract import i18n
+    from playground.contract.errors import SandboxError
+    from playground.contract.i18n import _
+    from playground.sandbox import seccomp
+    try:
+        seccomp.install()
+    except OSError as error:
+        with i18n.using(language):
+            raise SandboxError(_(
+                "The sandbox could not install its system call filter, so the job did not "
+                "run: {error}").format(error=error)) from None
+
+
 def serve(channel: Channel, limits: dict) -> None:
     """Warm up, say ready, run the one job that arrives on stdin, report it, exit. A forked
     worker enters here too, after the fork: CUDA and TF's thread pools start in the worker."""
@@ -81,7 +98,7 @@ def serve(channel: Channel, limits: dict) -> None:
     import tensorflow as tf
     from playground.engine import analyze, device
     from playground.contract.job import job_from_json, to_dict
-    from playground.sandbox import exports, limits as rlimits, seccomp
+    from playground.sandbox import exports, limits as rlimits
 
     gpus = device.gpus()
     if gpus:
@@ -97,7 +114,7 @@ def serve(channel: Channel, limits: dict) -> None:
     job = job_from_json(line)
     rlimits.apply(limits, gpu=bool(gpus))
     try:
-        seccomp.install()           # last, on every path: the job's code runs next
+        filter_system_calls(job.language)    # last, on every path: the job's code runs next
         report = analyze(job, channel.send)
         if report.export is not None and report.export.path and job.verify is None:
             exports.send_files(report.export.path, channel.send)
