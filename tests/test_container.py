@@ -337,9 +337,10 @@ os.waitpid(pid, 0)
 """
 
 
-def traced_in_bwrap(command: list[str], code: str) -> list[tuple[str, tuple[int, ...]]]:
+def traced_in_bwrap(command: list[str], code: str,
+                    nested_userns: bool = False) -> list[tuple[str, tuple[int, ...]]]:
     """Runs command inside the sandbox's real bwrap command line (as an unprivileged uid, like
-    the image's) under strace, and returns every syscall made."""
+    the image's) under strace, and returns every syscall made; nested_userns as a zygote's."""
     import sys
 
     from playground.sandbox import bwrap, layout
@@ -355,7 +356,7 @@ def traced_in_bwrap(command: list[str], code: str) -> list[tuple[str, tuple[int,
         trace = os.path.join(scratch, "trace.txt")
         env = {"PATH": "/usr/bin", "PYTHONPATH": bwrap.CODE_MOUNT}
         argv = bwrap.argv(command, env, prefix=layout.interpreter_prefix(sys.executable),
-                          code_dir=code, job_dir=job, tmp_mb=8)
+                          code_dir=code, job_dir=job, tmp_mb=8, nested_userns=nested_userns)
         drop = [shutil.which("setpriv") or "/usr/bin/setpriv", "--reuid", str(uid),
                 "--regid", str(uid), "--clear-groups"] if uid else []
         # -ff: one file per process, so no syscall line is split by another process's
@@ -391,7 +392,8 @@ def test_profile_allows_a_forked_worker_to_isolate_itself(profile) -> None:
 
     from playground.sandbox import layout
 
-    calls = traced_in_bwrap([sys.executable, "-c", FORK_ISOLATION], layout.code_dir())
+    calls = traced_in_bwrap([sys.executable, "-c", FORK_ISOLATION], layout.code_dir(),
+                            nested_userns=True)       # a zygote's bwrap: its forks isolate themselves
     unshares = [args for name, args in calls if name == "unshare"]
     assert any(flags[0] & NAMESPACES == NAMESPACES for flags in unshares), unshares
     assert {"mount", "capset", "prctl"} <= {name for name, _ in calls}
