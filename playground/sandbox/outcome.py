@@ -7,6 +7,7 @@ import socket
 from typing import Optional
 
 from ..contract import i18n
+from ..contract.config import Settings
 from ..contract.i18n import _
 from ..contract.job import ErrorInfo, ExecutorInfo, Report, SandboxInfo
 from ..contract.protocol import Environment
@@ -14,7 +15,6 @@ from .supervisor import Outcome
 
 MEMORY_EVIDENCE = ("MemoryError", "bad_alloc", "Cannot allocate memory", "ResourceExhausted",
                    "out of memory", "OOM")
-DEFAULT_OUTPUT_CAP = 1 << 20   # config.output_cap_bytes's default
 NETWORK_ERRORS = ("ConnectionRefusedError", "gaierror", "ConnectionError", "TimeoutError")
 NETWORK_TEXT = ("Network is unreachable", "Connection refused", "Name or service not known",
                 "Temporary failure in name resolution")
@@ -60,10 +60,11 @@ def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
 def _bounded(report: Report, limits: dict) -> Report:
     """The host's own output cap on what the job printed (the engine's cap is the job's to
     skip): the script's output and each call's, cut to `output_bytes` characters."""
-    cap = int(limits.get("output_bytes") or DEFAULT_OUTPUT_CAP)
+    cap = int(limits.get("output_bytes") or Settings.output_cap_bytes)
+    note = "\n" + _("[output cut at {n} bytes]").format(n=cap)
 
     def cut(text: str) -> str:
-        return text if len(text) <= cap else text[:cap] + "\n" + _("[output cut at {n} bytes]").format(n=cap)
+        return text if len(text) <= cap else text[:cap] + note
 
     functions = [dataclasses.replace(f, calls=[dataclasses.replace(c, stdout=cut(c.stdout))
                                                for c in f.calls]) for f in report.functions]
