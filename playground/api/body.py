@@ -10,6 +10,7 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
+from ..contract.decode import outside_strings
 from ..contract.i18n import _
 
 MAX_DEPTH = 64            # a request nests 2 deep; json's C parser recurses once per level
@@ -27,10 +28,7 @@ def too_deep(body: bytes, limit: int = MAX_DEPTH) -> bool:
     and an upper bound of the depth json's parser reaches on any prefix it accepts."""
     if body.count(b"[") + body.count(b"{") <= limit:
         return False                                   # too few brackets to nest that deep
-    # Escaped backslashes first, then escaped quotes (so that no \" ends a string), then the
-    # strings (the odd pieces between quotes): what is left is the structure.
-    plain = body.replace(b"\\\\", b"").replace(b'\\"', b"")
-    structure = b"".join(plain.split(b'"')[::2]).translate(None, _NOT_BRACKETS)
+    structure = outside_strings(body).translate(None, _NOT_BRACKETS)
     steps = array.array("b", structure.translate(_STEPS))    # +1 an opening, -1 a closing
     return max(itertools.accumulate(steps), default=0) > limit
 

@@ -6,18 +6,29 @@ unknown enumeration value, a string or list over its bound, or nesting deeper th
 raises DecodeError naming the field ("functions[0].calls[3].args"), never TypeError or
 RecursionError. The walk follows the dataclasses' type hints, so its depth is the schema's;
 only `Any` values (free-form dicts such as `environment`) are walked by depth, up to a bound.
+`outside_strings` gives the structure of JSON text before anything is parsed, so a reader can
+count its values or its nesting first (contract/protocol.py, api/body.py).
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
 import math
+import re
 import types
 import typing
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Union
 
 _INT_BOUND = 1 << 53                  # what a JSON reader in any language keeps exact
+# A JSON string, possessively matched (linear: no backtracking into it).
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+
+
+def outside_strings(text: bytes) -> bytes:
+    """JSON text with every complete string removed: its brackets, commas and scalars, in one
+    linear pass. An unterminated string is left in, so counts taken on it are upper bounds."""
+    return _STRING.sub(b"", text)
 
 
 class DecodeError(ValueError):

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
-from .decode import Bounds, DecodeError, decode
+from .decode import Bounds, DecodeError, decode, outside_strings
 from .job import Report
 
 EVENT_LINE_BYTES = 1 << 20            # an export chunk is 512 KiB, 683 KiB as base64
@@ -41,8 +41,6 @@ EVENT_BOUNDS = Bounds(text_chars=4 << 10, long_text_chars=EVENT_LINE_BYTES,
                       long_text=frozenset({"data"}), list_items=100, dict_items=100)
 
 MESSAGE_START = b'{"event": "'          # how json.dumps begins every message
-# A JSON string, possessively matched (linear: no backtracking into it).
-_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 
 
 class MalformedMessage(ValueError):
@@ -144,7 +142,7 @@ def parse(line: bytes, skip: tuple[type, ...] = ()) -> Optional[Message]:
         return None
     if kind_cls is not ReportMessage and len(line) > EVENT_LINE_BYTES:
         raise MalformedMessage(f"an event of {len(line)} bytes")
-    structure = _STRING.sub(b'""', line)
+    structure = outside_strings(line)
     items = structure.count(b",") + structure.count(b"{") + structure.count(b"[")
     if items > JSON_ITEMS:
         raise MalformedMessage(f"more than {JSON_ITEMS} values in one message")
