@@ -165,7 +165,7 @@ def test_a_slow_reader_holds_a_bounded_number_of_events():
     relay = _Relay(asyncio.new_event_loop())
     for index in range(100_000):
         relay.put({"event": "timing", "progress": index})
-    events = relay.take()
+    events = list(iter(relay.pop, None))
     assert len(events) == STREAM_EVENTS and events[-1]["progress"] == 99_999
     relay.gone = True
     with pytest.raises(Cancelled):

@@ -357,11 +357,6 @@ class _Relay:
         with self._lock:
             return self._events.popleft() if self._events else None
 
-    def take(self) -> list[dict]:
-        with self._lock:
-            events, self._events = list(self._events), collections.deque()
-        return events
-
 
 def _line(event: dict) -> bytes:
     return (json.dumps(event, default=str) + "\n").encode()
