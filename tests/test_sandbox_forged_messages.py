@@ -142,4 +142,4 @@ def test_the_host_measures_cpu_and_wall_itself(pool):
     assert report.status == "ok"
     assert report.sandbox.isolation == pool.isolation          # the host's, not the job's
     assert report.sandbox.cpu_s >= 0.9, report.sandbox
-    assert report.sandbox.wall_s >= 1.0 and report.duration_s >= 1.0
+    assert report.duration_s >= 1.0                            # the supervisor's clock

@@ -183,8 +183,8 @@ class SandboxInfo:
     isolation: str                          # "bubblewrap" | "process" | "none"
     limits: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    # What the host measured itself (never a number the job sent): wall seconds and CPU seconds.
-    wall_s: Optional[float] = None
+    # CPU seconds the host read from /proc itself (never a number the job sent); the wall
+    # time it measured is the report's duration_s.
     cpu_s: Optional[float] = None
 
 

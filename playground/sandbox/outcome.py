@@ -50,7 +50,7 @@ def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
     if outcome.demoted_after_s is not None:
         sandbox = dataclasses.replace(sandbox, notes=sandbox.notes + [demoted_note(
             outcome.demoted_after_s)])
-    sandbox = dataclasses.replace(sandbox, wall_s=round(outcome.wall_s, 3), cpu_s=outcome.cpu_s)
+    sandbox = dataclasses.replace(sandbox, cpu_s=outcome.cpu_s)
     executor = ExecutorInfo(kind="local", node=socket.gethostname())
     # The duration is the supervisor's measurement, whatever the report said.
     return dataclasses.replace(report, sandbox=sandbox, executor=executor,
