@@ -7,17 +7,18 @@ message to the per-client limits before Streamlit sees it, the HTTP API's /api/v
 (playground/api/) included. Each page view runs this same file
 as `__main__` (so does AppTest).
 """
+
 from __future__ import annotations
 
 import streamlit as st
 
-if __name__ == "__main__":   # a page run
+if __name__ == "__main__":  # a page run
     st.set_page_config(page_title="tf.function playground", page_icon="🔁", layout="wide")
 
-    from playground.ui import main  # noqa: E402  (set_page_config must come first)
+    from playground.ui import main
 
     main()
-else:   # imported by `streamlit run` to find the ASGI app
+else:  # imported by `streamlit run` to find the ASGI app
     import contextlib
     import logging
 
@@ -33,17 +34,27 @@ else:   # imported by `streamlit run` to find the ASGI app
     @contextlib.asynccontextmanager
     async def _lifespan(_app):  # type: ignore[no-untyped-def]
         from playground.ui import run
-        if not hosting.no_delay():   # the server's socket is bound by now
+
+        if not hosting.no_delay():  # the server's socket is bound by now
             logging.getLogger(__name__).warning(
-                "no listening socket found for TCP_NODELAY: kept-alive answers may wait 40 ms")
+                "no listening socket found for TCP_NODELAY: kept-alive answers may wait 40 ms"
+            )
         run.warm_at_start()
         yield
 
     _settings = settings()
     hosting.configure(_settings.allowed_origins)
     _limits = DoorLimits.from_settings(
-        _settings, max_upload_bytes=int(st.get_option("server.maxUploadSize") * 1e6))
-    app = st.App(__file__, lifespan=_lifespan, routes=api.routes() + code_box.routes(),
-                 middleware=[Middleware(PageHeaders, inline_scripts=inline_scripts()),
-                             Middleware(FrontDoor, limits=_limits, preload=(
-                                 code_box.preload() if _settings.editor != "plain" else ()))])
+        _settings, max_upload_bytes=int(st.get_option("server.maxUploadSize") * 1e6)
+    )
+    app = st.App(
+        __file__,
+        lifespan=_lifespan,
+        routes=api.routes() + code_box.routes(),
+        middleware=[
+            Middleware(PageHeaders, inline_scripts=inline_scripts()),
+            Middleware(
+                FrontDoor, limits=_limits, preload=(code_box.preload() if _settings.editor != "plain" else ())
+            ),
+        ],
+    )

@@ -20,6 +20,7 @@ answer, beside the issue's targets:
 Loopback only: an attack generator, never to be pointed at someone else's host. Exits 1 if a
 target is missed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,18 +34,18 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
 
-from hostile_jobs import (EVENT_FLOOD, FORGED_30MB, FORGED_DURATION, NEWLINE_FLOOD,  # noqa: E402
-                          SAY)
+from hostile_jobs import EVENT_FLOOD, FORGED_30MB, FORGED_DURATION, NEWLINE_FLOOD, SAY  # noqa: E402
 from load_test import CLIENT_HEADER, own_server  # noqa: E402
 
 ATTACKER, VISITOR = "203.0.113.66", "203.0.113.100"
-MB = 2 ** 20
+MB = 2**20
 
 
 @dataclass
@@ -53,7 +54,7 @@ class Row:
     figure: str
     target: str
     measured: str
-    ok: Optional[bool]
+    ok: bool | None
 
 
 class Server:
@@ -87,10 +88,11 @@ class Watch:
         self.health_worst = 0.0
         self.visitor: list[float] = []
         self.visitor_errors = 0
-        self.threads = [threading.Thread(target=t, daemon=True)
-                        for t in (self._memory, self._health, self._visit)]
+        self.threads = [
+            threading.Thread(target=t, daemon=True) for t in (self._memory, self._health, self._visit)
+        ]
 
-    def __enter__(self) -> "Watch":
+    def __enter__(self) -> Watch:
         for thread in self.threads:
             thread.start()
         return self
@@ -118,8 +120,9 @@ class Watch:
         example = json.loads(request("GET", self.url + "/api/v1/examples/retracing")[1])
         while not self.stop.is_set():
             started = time.monotonic()
-            status, _ = request("POST", self.url + "/api/v1/analyze", example["request"],
-                                client=VISITOR, timeout=120)
+            status, _ = request(
+                "POST", self.url + "/api/v1/analyze", example["request"], client=VISITOR, timeout=120
+            )
             if status == 200:
                 self.visitor.append(time.monotonic() - started)
             else:
@@ -128,25 +131,38 @@ class Watch:
 
     def rows(self, attack: str) -> list[Row]:
         worst = max(self.visitor, default=0.0)
-        return [Row(attack, "server RSS growth", "", f"{self.peak_rss - self.base_rss:.0f} MB",
-                    None),
-                Row(attack, "server CPU (the attack's and the visitor's)", "", f"{self.cpu:.2f} s", None),
-                Row(attack, "health, worst", "< 1 s", f"{self.health_worst:.2f} s",
-                    self.health_worst < 1.0),
-                Row(attack, "other visitor: runs, worst, refused", "",
-                    f"{len(self.visitor)}, {worst:.2f} s, {self.visitor_errors}", None)]
+        return [
+            Row(attack, "server RSS growth", "", f"{self.peak_rss - self.base_rss:.0f} MB", None),
+            Row(attack, "server CPU (the attack's and the visitor's)", "", f"{self.cpu:.2f} s", None),
+            Row(attack, "health, worst", "< 1 s", f"{self.health_worst:.2f} s", self.health_worst < 1.0),
+            Row(
+                attack,
+                "other visitor: runs, worst, refused",
+                "",
+                f"{len(self.visitor)}, {worst:.2f} s, {self.visitor_errors}",
+                None,
+            ),
+        ]
 
 
-def request(method: str, url: str, body: Any = None, client: str = ATTACKER,
-            timeout: float = 60, headers: Optional[dict] = None) -> tuple[int, bytes]:
+def request(
+    method: str,
+    url: str,
+    body: Any = None,
+    client: str = ATTACKER,
+    timeout: float = 60,
+    headers: dict | None = None,
+) -> tuple[int, bytes]:
     parts = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-    sent = {CLIENT_HEADER: client, **({"Content-Type": "application/json"} if data else {}),
-            **(headers or {})}
+    sent = {
+        CLIENT_HEADER: client,
+        **({"Content-Type": "application/json"} if data else {}),
+        **(headers or {}),
+    }
     try:
-        connection.request(method, parts.path + (f"?{parts.query}" if parts.query else ""),
-                           data, sent)
+        connection.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), data, sent)
         response = connection.getresponse()
         return response.status, response.read()
     finally:
@@ -155,8 +171,9 @@ def request(method: str, url: str, body: Any = None, client: str = ATTACKER,
 
 def analyze(url: str, source: str, timeout_s: float = 20) -> tuple[float, dict]:
     started = time.monotonic()
-    status, body = request("POST", url + "/api/v1/analyze",
-                           {"source": source, "timeout_s": timeout_s}, timeout=120)
+    status, body = request(
+        "POST", url + "/api/v1/analyze", {"source": source, "timeout_s": timeout_s}, timeout=120
+    )
     answer = json.loads(body)
     return time.monotonic() - started, answer if status == 200 else {"refused": answer}
 
@@ -164,44 +181,69 @@ def analyze(url: str, source: str, timeout_s: float = 20) -> tuple[float, dict]:
 def forged_report(url: str) -> list[Row]:
     wall, report = analyze(url, FORGED_30MB)
     late = wall - report.get("duration_s", wall)
-    return [Row("forged report", "outcome", "a clear error",
-                f"{report.get('status')}: {str(report.get('message'))[:70]}",
-                report.get("status") == "killed"),
-            Row("forged report", "answer after the job ended", "< 1 s", f"{late:.2f} s",
-                late < 1.0)]
+    return [
+        Row(
+            "forged report",
+            "outcome",
+            "a clear error",
+            f"{report.get('status')}: {str(report.get('message'))[:70]}",
+            report.get("status") == "killed",
+        ),
+        Row("forged report", "answer after the job ended", "< 1 s", f"{late:.2f} s", late < 1.0),
+    ]
 
 
 def deadline(url: str) -> list[Row]:
     wall, report = analyze(url, NEWLINE_FLOOD, timeout_s=5)
     duration = report.get("duration_s", wall)
-    return [Row("deadline", "job's run (supervisor's clock)", "<= 5.5 s", f"{duration:.2f} s",
-                duration <= 5.5),
-            Row("deadline", "request to answer", "", f"{wall:.2f} s", None)]
+    return [
+        Row("deadline", "job's run (supervisor's clock)", "<= 5.5 s", f"{duration:.2f} s", duration <= 5.5),
+        Row("deadline", "request to answer", "", f"{wall:.2f} s", None),
+    ]
 
 
 def billing(url: str) -> list[Row]:
     _, report = analyze(url, FORGED_DURATION)
     billed = report.get("duration_s", 0.0)
-    return [Row("billing", "duration billed (job claimed 0.01 s, slept 1.5 s)", ">= 1.5 s",
-                f"{billed:.2f} s", billed >= 1.5)]
+    return [
+        Row(
+            "billing",
+            "duration billed (job claimed 0.01 s, slept 1.5 s)",
+            ">= 1.5 s",
+            f"{billed:.2f} s",
+            billed >= 1.5,
+        )
+    ]
 
 
 def host_events(url: str) -> list[Row]:
-    source = SAY + ('for kind in ("demoted", "queued", "started", "accepted", "retry"):\n'
-                    '    say(json.dumps({"event": kind, "after_s": 0}).encode() + b"\\n")\n')
+    source = SAY + (
+        'for kind in ("demoted", "queued", "started", "accepted", "retry"):\n'
+        '    say(json.dumps({"event": kind, "after_s": 0}).encode() + b"\\n")\n'
+    )
     lines = list(stream(url, source))
     forged = [e for e in lines[1:] if e.get("event") in ("demoted", "queued", "accepted")]
     starts = sum(1 for e in lines if e.get("event") == "started")
-    return [Row("host events", "forged host events reaching the client", "0",
-                f"{len(forged)} (started x{starts})", not forged and starts == 1)]
+    return [
+        Row(
+            "host events",
+            "forged host events reaching the client",
+            "0",
+            f"{len(forged)} (started x{starts})",
+            not forged and starts == 1,
+        )
+    ]
 
 
 def stream(url: str, source: str) -> Iterator[dict]:
     parts = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
-    connection.request("POST", "/api/v1/analyze", json.dumps({"source": source}).encode(),
-                       {CLIENT_HEADER: ATTACKER, "Content-Type": "application/json",
-                        "Accept": "application/x-ndjson"})
+    connection.request(
+        "POST",
+        "/api/v1/analyze",
+        json.dumps({"source": source}).encode(),
+        {CLIENT_HEADER: ATTACKER, "Content-Type": "application/json", "Accept": "application/x-ndjson"},
+    )
     with contextlib.closing(connection):
         for line in connection.getresponse():
             if line.strip():
@@ -215,9 +257,12 @@ def stalled_stream(url: str, server: Server) -> list[Row]:
     sock = socket.create_connection((parts.hostname, parts.port))
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     base = server.rss_mb()
-    sock.sendall(b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 b"Accept: application/x-ndjson\r\n" + f"{CLIENT_HEADER}: {ATTACKER}\r\n"
-                 f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    sock.sendall(
+        b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Accept: application/x-ndjson\r\n"
+        + f"{CLIENT_HEADER}: {ATTACKER}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
     peak, deadline_ = base, time.monotonic() + 25
     while time.monotonic() < deadline_:
         peak = max(peak, server.rss_mb())
@@ -225,9 +270,16 @@ def stalled_stream(url: str, server: Server) -> list[Row]:
     sock.close()
     time.sleep(3)
     after = server.rss_mb()
-    return [Row("stream", "held for a client that never reads", "< 16 MB",
-                f"{peak - base:.0f} MB", peak - base < 16),
-            Row("stream", "held after it left", "", f"{after - base:.0f} MB", None)]
+    return [
+        Row(
+            "stream",
+            "held for a client that never reads",
+            "< 16 MB",
+            f"{peak - base:.0f} MB",
+            peak - base < 16,
+        ),
+        Row("stream", "held after it left", "", f"{after - base:.0f} MB", None),
+    ]
 
 
 MALFORMED = [
@@ -235,32 +287,53 @@ MALFORMED = [
     b'{"source": "x", "calls": ["float32[' + b"9" * 5000 + b']"]}',
     '{"source": "x", "calls": ["float32[²]"]}'.encode(),
     '{"source": "x", "signature": "float32[³]"}'.encode(),
-    b'{"source": 5}', b'[]', b'"x"', b"\xff\xfe", b'{"source": "x", "calls": "float32[2]"}',
-    b'{"source": "x", "timeout_s": "soon"}', b'{"source": "x", "timeout_s": 1e999}',
+    b'{"source": 5}',
+    b"[]",
+    b'"x"',
+    b"\xff\xfe",
+    b'{"source": "x", "calls": "float32[2]"}',
+    b'{"source": "x", "timeout_s": "soon"}',
+    b'{"source": "x", "timeout_s": 1e999}',
 ]
 
 
 def api(url: str, server: Server) -> list[Row]:
     statuses = [request("POST", url + "/api/v1/analyze", body)[0] for body in MALFORMED]
-    csrf = request("POST", url + "/api/v1/analyze", b'{"source": "print(1)"}',
-                   headers={"Content-Type": "text/plain", "Origin": "https://evil.example"})[0]
+    csrf = request(
+        "POST",
+        url + "/api/v1/analyze",
+        b'{"source": "print(1)"}',
+        headers={"Content-Type": "text/plain", "Origin": "https://evil.example"},
+    )[0]
     base = server.rss_mb()
     smuggled = smuggle(url)
-    return [Row("api", "malformed bodies answered 5xx", "0",
-                f"{sum(s >= 500 for s in statuses)} of {len(statuses)} ({sorted(set(statuses))})",
-                all(400 <= s < 500 for s in statuses)),
-            Row("api", "foreign simple POST (CSRF)", "refused, 4xx", str(csrf),
-                400 <= csrf < 500),
-            Row("api", "Content-Length with chunked", "400, RSS < +10 MB",
-                f"{smuggled}, +{server.rss_mb() - base:.0f} MB", smuggled == 400)]
+    return [
+        Row(
+            "api",
+            "malformed bodies answered 5xx",
+            "0",
+            f"{sum(s >= 500 for s in statuses)} of {len(statuses)} ({sorted(set(statuses))})",
+            all(400 <= s < 500 for s in statuses),
+        ),
+        Row("api", "foreign simple POST (CSRF)", "refused, 4xx", str(csrf), 400 <= csrf < 500),
+        Row(
+            "api",
+            "Content-Length with chunked",
+            "400, RSS < +10 MB",
+            f"{smuggled}, +{server.rss_mb() - base:.0f} MB",
+            smuggled == 400,
+        ),
+    ]
 
 
 def smuggle(url: str) -> int:
     parts = urllib.parse.urlsplit(url)
     sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
     with contextlib.closing(sock):
-        sock.sendall(b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
-                     b"\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n")
+        sock.sendall(
+            b"POST /api/v1/analyze HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+            b"\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         try:
             chunk = b"x" * MB
             for _ in range(40):
@@ -275,14 +348,19 @@ def smuggle(url: str) -> int:
 
 
 ATTACKS: dict[str, Callable[..., list[Row]]] = {
-    "forged report": forged_report, "deadline": deadline, "billing": billing,
-    "host events": host_events, "stream": stalled_stream, "api": api}
+    "forged report": forged_report,
+    "deadline": deadline,
+    "billing": billing,
+    "host events": host_events,
+    "stream": stalled_stream,
+    "api": api,
+}
 
 
 def run(url: str, pid: int) -> list[Row]:
     server = Server(pid)
     rows: list[Row] = []
-    analyze(url, "print('warm')")          # the pool warms on the first run: not an attack's cost
+    analyze(url, "print('warm')")  # the pool warms on the first run: not an attack's cost
     for name, attack in ATTACKS.items():
         with Watch(url, server) as watch:
             takes_server = attack.__code__.co_argcount == 2
@@ -292,7 +370,7 @@ def run(url: str, pid: int) -> list[Row]:
     return rows
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running app (default: start one)")
     parser.add_argument("--pid", type=int, help="the running app's process id")

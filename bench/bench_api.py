@@ -6,6 +6,7 @@ the front door, JSON both ways, the fair queue and the server's executor chain.
 Usage: /opt/tf-playground/venv/bin/python bench/bench_api.py [--jobs 30]
 Target (issue 28): the API's median <= 30 ms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,12 +24,12 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
 from bench_sandbox import JOB, warm_overhead  # noqa: E402
 from bench_ui import cpu_model  # noqa: E402
 from browser_support import streamlit_server  # noqa: E402
+
 from playground.contract.config import Settings  # noqa: E402
 from playground.sandbox import WorkerPool  # noqa: E402
 
-BODY = json.dumps({"source": JOB.source, "function": JOB.function,
-                   "calls": list(JOB.calls)}).encode()
-READY_S = 0.5      # between runs, as bench_sandbox waits for a warm worker before each job
+BODY = json.dumps({"source": JOB.source, "function": JOB.function, "calls": list(JOB.calls)}).encode()
+READY_S = 0.5  # between runs, as bench_sandbox waits for a warm worker before each job
 
 
 def api_overhead(url: str, jobs: int) -> tuple[float, float, float]:
@@ -36,8 +37,9 @@ def api_overhead(url: str, jobs: int) -> tuple[float, float, float]:
     overheads, walls, inside = [], [], []
     for _ in range(jobs):
         time.sleep(READY_S)
-        request = urllib.request.Request(f"{url}/api/v1/analyze", data=BODY, method="POST",
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{url}/api/v1/analyze", data=BODY, method="POST", headers={"Content-Type": "application/json"}
+        )
         started = time.perf_counter()
         with urllib.request.urlopen(request, timeout=120) as answer:
             report = json.loads(answer.read())
@@ -53,21 +55,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=30)
     args = parser.parse_args()
-    limits = {"PLAYGROUND_RUNS_PER_MINUTE": "100000", "PLAYGROUND_CLIENT_SECONDS_PER_MINUTE": "1e9",
-              "PLAYGROUND_REQUESTS_PER_SECOND": "1000", "PLAYGROUND_REQUEST_BURST": "1000"}
+    limits = {
+        "PLAYGROUND_RUNS_PER_MINUTE": "100000",
+        "PLAYGROUND_CLIENT_SECONDS_PER_MINUTE": "1e9",
+        "PLAYGROUND_REQUESTS_PER_SECOND": "1000",
+        "PLAYGROUND_REQUEST_BURST": "1000",
+    }
     with streamlit_server(executor="bench_ui:ready_pool", env=limits) as (url, _process):
-        api_overhead(url, 3)                                     # warm: the executor, the route
+        api_overhead(url, 3)  # warm: the executor, the route
         api, api_wall, worker = api_overhead(url, args.jobs)
     with WorkerPool(Settings(pool_size=2)) as pool:
         pool.wait_ready()
         warm_overhead(pool, 3)
         direct, direct_wall = warm_overhead(pool, args.jobs)
-    print(f"bench_api: {datetime.date.today()}, {cpu_model()}, {args.jobs} jobs each, "
-          f"medians")
-    print(f"  through /api/v1/analyze: {api * 1000:6.1f} ms over the worker's time "
-          f"(wall {api_wall * 1000:.0f} ms, worker {worker * 1000:.0f} ms)   target <= 30 ms")
-    print(f"  the warm pool, called in process: {direct * 1000:6.1f} ms over the worker's time "
-          f"(wall {direct_wall * 1000:.0f} ms)")
+    print(f"bench_api: {datetime.date.today()}, {cpu_model()}, {args.jobs} jobs each, medians")
+    print(
+        f"  through /api/v1/analyze: {api * 1000:6.1f} ms over the worker's time "
+        f"(wall {api_wall * 1000:.0f} ms, worker {worker * 1000:.0f} ms)   target <= 30 ms"
+    )
+    print(
+        f"  the warm pool, called in process: {direct * 1000:6.1f} ms over the worker's time "
+        f"(wall {direct_wall * 1000:.0f} ms)"
+    )
     print(f"  what the API adds: {(api - direct) * 1000:+.1f} ms")
 
 

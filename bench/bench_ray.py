@@ -7,6 +7,7 @@ Overhead is submit -> report minus the job's own time in its worker (as bench_sa
 measures the local pool), with a warm worker waiting before each job on both sides. Local and
 Ray jobs alternate, so drift in the machine's load hits both.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,9 +47,10 @@ def overhead(settings: Settings, jobs: int) -> dict:
     """Alternating local and Ray jobs on one machine; medians in ms."""
     connect(num_cpus=settings.pool_size)
     with WorkerPool(settings) as pool, RayExecutor(settings) as ex:
-        first = ex.submit(JOB)                          # creates the node's pool actor
-        actor = ray.get_actor(pool_name(ray.get_runtime_context().get_node_id(), settings),
-                              namespace=NAMESPACE)
+        first = ex.submit(JOB)  # creates the node's pool actor
+        actor = ray.get_actor(
+            pool_name(ray.get_runtime_context().get_node_id(), settings), namespace=NAMESPACE
+        )
         assert pool.wait_ready() and ray.get(actor.wait_ready.remote())
         local, remote, warm = [], [], []
         for _ in range(jobs):
@@ -59,9 +61,14 @@ def overhead(settings: Settings, jobs: int) -> dict:
             warm.append(remote[-1][2].executor.warm)
     ray.shutdown()
     med = lambda rows, i: statistics.median(r[i] for r in rows) * 1000  # noqa: E731
-    return {"local": med(local, 1), "ray": med(remote, 1), "local_wall": med(local, 0),
-            "ray_wall": med(remote, 0), "warm": sum(1 for w in warm if w),
-            "first_warm": first.executor.warm}
+    return {
+        "local": med(local, 1),
+        "ray": med(remote, 1),
+        "local_wall": med(local, 0),
+        "ray_wall": med(remote, 0),
+        "warm": sum(1 for w in warm if w),
+        "first_warm": first.executor.warm,
+    }
 
 
 def two_node_spread(settings: Settings, jobs: int, threads: int) -> dict:
@@ -77,17 +84,21 @@ def two_node_spread(settings: Settings, jobs: int, threads: int) -> dict:
             reports = list(workers.map(lambda _: ex.submit(JOB), range(jobs)))
         total = time.perf_counter() - started
         per_node = collections.Counter(
-            next((i[:8] for i in ids if f"node {i[:8]}" in r.executor.node), "?")
-            for r in reports)
+            next((i[:8] for i in ids if f"node {i[:8]}" in r.executor.node), "?") for r in reports
+        )
         ray.shutdown()
     finally:
         cluster.stop()
         for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH"):
             os.environ.pop(key, None)
         reload_auth()
-    return {"per_node": dict(per_node), "ok": sum(r.status == "ok" for r in reports),
-            "named": sum("?" != k for k in per_node.elements()), "total": total,
-            "warm": sum(1 for r in reports if r.executor.warm)}
+    return {
+        "per_node": dict(per_node),
+        "ok": sum(r.status == "ok" for r in reports),
+        "named": sum("?" != k for k in per_node.elements()),
+        "total": total,
+        "warm": sum(1 for r in reports if r.executor.warm),
+    }
 
 
 def main() -> None:
@@ -100,16 +111,32 @@ def main() -> None:
     s = two_node_spread(settings, args.jobs, args.threads)
     extra = o["ray"] - o["local"]
     rows = [
-        ("overhead, local warm pool (median)", f"{o['local']:.1f} ms", "",
-         f"submit->report {o['local_wall']:.0f} ms, {args.jobs} jobs"),
-        ("overhead, through Ray (median)", f"{o['ray']:.1f} ms", "",
-         f"submit->report {o['ray_wall']:.0f} ms, {args.jobs} jobs, "
-         f"{o['warm']}/{args.jobs} warm (first job warm: {o['first_warm']})"),
-        ("Ray minus local", f"{extra:+.1f} ms", f"<= {TARGET_MS:.0f} ms",
-         "met" if extra <= TARGET_MS else "NOT met"),
-        ("two nodes, jobs per node", " / ".join(f"{n}: {c}" for n, c in s["per_node"].items()),
-         "both serve", f"{s['ok']}/{args.jobs} ok, {s['named']}/{args.jobs} name their node, "
-         f"{args.threads} at a time, {s['total']:.1f} s, {s['warm']} warm"),
+        (
+            "overhead, local warm pool (median)",
+            f"{o['local']:.1f} ms",
+            "",
+            f"submit->report {o['local_wall']:.0f} ms, {args.jobs} jobs",
+        ),
+        (
+            "overhead, through Ray (median)",
+            f"{o['ray']:.1f} ms",
+            "",
+            f"submit->report {o['ray_wall']:.0f} ms, {args.jobs} jobs, "
+            f"{o['warm']}/{args.jobs} warm (first job warm: {o['first_warm']})",
+        ),
+        (
+            "Ray minus local",
+            f"{extra:+.1f} ms",
+            f"<= {TARGET_MS:.0f} ms",
+            "met" if extra <= TARGET_MS else "NOT met",
+        ),
+        (
+            "two nodes, jobs per node",
+            " / ".join(f"{n}: {c}" for n, c in s["per_node"].items()),
+            "both serve",
+            f"{s['ok']}/{args.jobs} ok, {s['named']}/{args.jobs} name their node, "
+            f"{args.threads} at a time, {s['total']:.1f} s, {s['warm']} warm",
+        ),
     ]
     print_table(f"ray benchmark, {datetime.date.today()}, {machine()}, ray {ray.__version__}", rows)
 

@@ -2,6 +2,7 @@
 
 Run: /opt/tf-playground/venv/bin/python bench/bench_sandbox.py [--jobs 20]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,10 +49,21 @@ def cold_cli(repeats: int) -> tuple[float, float]:
             f.write(SOURCE)
         with open(bare, "w") as f:
             f.write(BARE)
-        cli = [sys.executable, "-m", "playground", "analyze", source, "--function", "f",
-               "--call", "float32[3]"]
-        return (min(_wall(cli) for _ in range(repeats)),
-                min(_wall([sys.executable, bare]) for _ in range(repeats)))
+        cli = [
+            sys.executable,
+            "-m",
+            "playground",
+            "analyze",
+            source,
+            "--function",
+            "f",
+            "--call",
+            "float32[3]",
+        ]
+        return (
+            min(_wall(cli) for _ in range(repeats)),
+            min(_wall([sys.executable, bare]) for _ in range(repeats)),
+        )
 
 
 def _wall(argv: list[str]) -> float:
@@ -68,14 +80,16 @@ def throughput(settings: Settings, jobs: int = 8) -> tuple[float, float, int]:
         pool.wait_ready()
         reports: list = [None] * jobs
         started = time.perf_counter()
-        threads = [threading.Thread(target=lambda i=i: reports.__setitem__(i, pool.submit(JOB)))
-                   for i in range(jobs)]
+        threads = [
+            threading.Thread(target=lambda i=i: reports.__setitem__(i, pool.submit(JOB))) for i in range(jobs)
+        ]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         total = time.perf_counter() - started
     from playground.sandbox import run_once
+
     started = time.perf_counter()
     run_once(JOB, settings)
     one = time.perf_counter() - started
@@ -106,15 +120,26 @@ def main() -> None:
     cli, bare = cold_cli(args.cold_repeats)
     total, one, done = throughput(settings)
     rows = [
-        ("warm-pool overhead (median)", f"{overhead * 1000:.1f} ms", "<= 50 ms",
-         f"submit->report {warm_wall * 1000:.0f} ms, {args.jobs} jobs"),
-        ("cold CLI / bare script", f"{cli / bare:.2f}x", "<= 1.5x",
-         f"CLI {cli:.2f} s, bare {bare:.2f} s (best of {args.cold_repeats})"),
-        ("8 jobs, pool of 2", f"{total / one:.1f}x one job", "~4x",
-         f"total {total:.2f} s, one cold job {one:.2f} s, {done}/8 ok"),
+        (
+            "warm-pool overhead (median)",
+            f"{overhead * 1000:.1f} ms",
+            "<= 50 ms",
+            f"submit->report {warm_wall * 1000:.0f} ms, {args.jobs} jobs",
+        ),
+        (
+            "cold CLI / bare script",
+            f"{cli / bare:.2f}x",
+            "<= 1.5x",
+            f"CLI {cli:.2f} s, bare {bare:.2f} s (best of {args.cold_repeats})",
+        ),
+        (
+            "8 jobs, pool of 2",
+            f"{total / one:.1f}x one job",
+            "~4x",
+            f"total {total:.2f} s, one cold job {one:.2f} s, {done}/8 ok",
+        ),
     ]
-    print_table(f"sandbox benchmark, {datetime.date.today()}, {machine()}, isolation={isolation}",
-                rows)
+    print_table(f"sandbox benchmark, {datetime.date.today()}, {machine()}, isolation={isolation}", rows)
 
 
 def print_table(title: str, rows: list[tuple[str, str, str, str]]) -> None:

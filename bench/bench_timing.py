@@ -4,6 +4,7 @@ Run: /opt/tf-playground/venv/bin/python bench/bench_timing.py
 Targets (issue 5): ratios agree with timeit within 25%; per-call harness overhead under 5% for a
 function of about 100 us.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -15,9 +16,9 @@ import timeit
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import tensorflow as tf  # noqa: E402
+import tensorflow as tf
 
-from playground.engine import device, timing  # noqa: E402
+from playground.engine import device, timing
 
 
 def chain40(x):
@@ -52,10 +53,14 @@ def fidelity(name, fn, args, rounds=3):
         plains.append(timeit_per_call(fn, args, 1.0) / timeit_per_call(graph_fn, args, 1.0))
     lab, plain = sorted(labs)[rounds // 2], sorted(plains)[rounds // 2]
     gap = abs(lab - plain) / plain
-    print(f"{name:28} lab eager/graph {lab:7.2f}x   timeit {plain:7.2f}x   "
-          f"gap {gap * 100:5.1f}%  {'OK' if gap <= 0.25 else 'OVER 25%'}")
-    print(f"{'':28} rounds: lab {', '.join(f'{r:.2f}' for r in labs)}; "
-          f"timeit {', '.join(f'{r:.2f}' for r in plains)}")
+    print(
+        f"{name:28} lab eager/graph {lab:7.2f}x   timeit {plain:7.2f}x   "
+        f"gap {gap * 100:5.1f}%  {'OK' if gap <= 0.25 else 'OVER 25%'}"
+    )
+    print(
+        f"{'':28} rounds: lab {', '.join(f'{r:.2f}' for r in labs)}; "
+        f"timeit {', '.join(f'{r:.2f}' for r in plains)}"
+    )
     return gap
 
 
@@ -72,16 +77,20 @@ def overhead(rounds=5):
         plains.append(plain)
         extras.append((mode.median_s - plain) / plain)
     extra = sorted(extras)[rounds // 2]
-    print(f"{'harness overhead (small fn)':28} lab {sorted(labs)[rounds // 2] * 1e6:7.1f} us   "
-          f"timeit {sorted(plains)[rounds // 2] * 1e6:7.1f} us   overhead {extra * 100:+5.1f}%  "
-          f"{'OK' if extra < 0.05 else 'OVER 5%'}")
+    print(
+        f"{'harness overhead (small fn)':28} lab {sorted(labs)[rounds // 2] * 1e6:7.1f} us   "
+        f"timeit {sorted(plains)[rounds // 2] * 1e6:7.1f} us   overhead {extra * 100:+5.1f}%  "
+        f"{'OK' if extra < 0.05 else 'OVER 5%'}"
+    )
     print(f"{'':28} rounds: {', '.join(f'{e * 100:+.1f}%' for e in extras)}")
     return extra
 
 
 def main():
-    print(f"bench_timing  {datetime.date.today()}  {device.cpu_model()}  {os.cpu_count()} cores  "
-          f"TF {tf.__version__}  Python {platform.python_version()}")
+    print(
+        f"bench_timing  {datetime.date.today()}  {device.cpu_model()}  {os.cpu_count()} cores  "
+        f"TF {tf.__version__}  Python {platform.python_version()}"
+    )
     fidelity("overhead-bound: 40 ops [16]", chain40, (tf.random.normal([16]),))
     fidelity("compute-bound: matmul 384", matmul384, (tf.random.normal([384, 384]),))
     overhead()

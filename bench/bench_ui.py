@@ -13,6 +13,7 @@ verdicts take the median of the pairs' differences.
 Every time is read off the page's own clock (bench/page_clock.py), not off Playwright's waits,
 which poll every 500 ms after their first 0.27 s.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,7 @@ import platform
 import statistics
 import sys
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
@@ -37,6 +38,7 @@ def ready_pool() -> object:
     """Executor factory run inside Streamlit: the real pool, returned only once every worker is warm."""
     from playground.contract.config import Settings
     from playground.runs.executor import make_executor
+
     pool = make_executor(Settings.from_env())
     if not pool.wait_ready():  # type: ignore[attr-defined]
         raise RuntimeError("the pool did not warm up")
@@ -77,6 +79,7 @@ def first_page(settle_s: float, path: str = "", **server: str) -> Iterator[tuple
     """A fresh server (streamlit_server's arguments), one visitor settle_s after it is healthy:
     yields that visitor's page, its clock running (page_clock), just opened at `path`."""
     from playwright.sync_api import sync_playwright
+
     with streamlit_server(**server) as (url, _process), sync_playwright() as p:
         time.sleep(settle_s)
         browser = launch(p)
@@ -110,8 +113,7 @@ def first_visit(settle_s: float) -> tuple[float, float, float, float]:
     and to the first result (Run pressed as soon as the bench sees the editor), and that
     Run's own click -> result; then, for a second visit from the same browser (its cache
     warm, the first page idle), from page open to the editor ready."""
-    with first_page(settle_s, "/?example=retracing",
-                    executor="ui_support:real_or_subprocess") as (page, url):
+    with first_page(settle_s, "/?example=retracing", executor="ui_support:real_or_subprocess") as (page, url):
         editor_s = editor_ready(page)
         page.locator(".st-key-run button").click()
         result_s = since_open(page, page_clock.wait_for(page, "run 1"))
@@ -119,7 +121,7 @@ def first_visit(settle_s: float) -> tuple[float, float, float, float]:
         run_s = (clock["run 1"] - clock["click"]) / 1000
         page.wait_for_selector(IDLE)
         time.sleep(QUIET_S)
-        again = page.context.new_page()        # the same browser: its HTTP cache is warm
+        again = page.context.new_page()  # the same browser: its HTTP cache is warm
         again.goto(url, wait_until="commit")
         repeat_s = editor_ready(again)
     return editor_s, result_s, run_s, repeat_s
@@ -140,20 +142,27 @@ def floor_visit(settle_s: float) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--visits", type=int, default=5,
-                        help="first visits timed, each to the floor and then to the app")
-    parser.add_argument("--settle", type=float, default=10.0,
-                        help="seconds between the server's first health answer and the first visit")
+    parser.add_argument(
+        "--visits", type=int, default=5, help="first visits timed, each to the floor and then to the app"
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=10.0,
+        help="seconds between the server's first health answer and the first visit",
+    )
     args = parser.parse_args()
     from playwright.sync_api import expect, sync_playwright
-    expect.set_options(timeout=30_000)   # a shared, loaded machine: waits, not failures
+
+    expect.set_options(timeout=30_000)  # a shared, loaded machine: waits, not failures
     pairs = [(floor_visit(args.settle), first_visit(args.settle)) for _ in range(args.visits)]
     floors = [floor_s for (floor_s, _), _app in pairs]
     editors = [app[0] for _floor, app in pairs]
     results = [app[1] for _floor, app in pairs]
     floor_s, floor_repeat_s = (statistics.median(v) for v in zip(*(floor for floor, _ in pairs)))
-    editor_s, first_result_s, first_run_s, repeat_s = (statistics.median(v)
-                                                       for v in zip(*(app for _, app in pairs)))
+    editor_s, first_result_s, first_run_s, repeat_s = (
+        statistics.median(v) for v in zip(*(app for _, app in pairs))
+    )
     over_editor = statistics.median(e - f for e, f in zip(editors, floors))
     over_result = statistics.median(r - f for r, f in zip(results, floors))
     # One warm worker per timed run: workers are single-use, and a refill imports TF (seconds).
@@ -180,27 +189,41 @@ def main() -> None:
         page.wait_for_selector(IDLE)
         rss = rss_mb(process.pid)
         browser.close()
-    print(f"bench_ui {datetime.date.today()} on {platform.node()} ({cpu_model()}, "
-          f"{os.cpu_count()} cores), python {platform.python_version()}")
-    print(f"  {args.visits} first visits each, {args.settle:g} s after a fresh server started; "
-          f"medians, then each visit's figure")
-    print(f"  floor: a bare Streamlit page (bench/floor_app.py: a text area and a button): page "
-          f"open -> button {floor_s:.2f} s ({listed(floors)})")
-    print(f"  app: page open -> editor ready {editor_s:.2f} s ({listed(editors)}); over the "
-          f"floor of its pair: + {over_editor:.2f} s ({listed(e - f for e, f in zip(editors, floors))}) "
-          f"({verdict(over_editor, 0.5)} floor + 0.5 s)")
-    print(f"  app: page open -> first result {first_result_s:.2f} s ({listed(results)}); over "
-          f"the floor of its pair: + {over_result:.2f} s ({verdict(over_result, 1.5)} floor + 1.5 s)")
+    print(
+        f"bench_ui {datetime.date.today()} on {platform.node()} ({cpu_model()}, "
+        f"{os.cpu_count()} cores), python {platform.python_version()}"
+    )
+    print(
+        f"  {args.visits} first visits each, {args.settle:g} s after a fresh server started; "
+        f"medians, then each visit's figure"
+    )
+    print(
+        f"  floor: a bare Streamlit page (bench/floor_app.py: a text area and a button): page "
+        f"open -> button {floor_s:.2f} s ({listed(floors)})"
+    )
+    print(
+        f"  app: page open -> editor ready {editor_s:.2f} s ({listed(editors)}); over the "
+        f"floor of its pair: + {over_editor:.2f} s ({listed(e - f for e, f in zip(editors, floors))}) "
+        f"({verdict(over_editor, 0.5)} floor + 0.5 s)"
+    )
+    print(
+        f"  app: page open -> first result {first_result_s:.2f} s ({listed(results)}); over "
+        f"the floor of its pair: + {over_result:.2f} s ({verdict(over_result, 1.5)} floor + 1.5 s)"
+    )
     print(f"  that first Run alone (click -> result), median: {first_run_s:.2f} s")
-    print(f"  a second visit from the same browser (its cache warm, the first page idle): page open -> editor ready "
-          f"{repeat_s:.2f} s, beside the floor's {floor_repeat_s:.2f} s")
+    print(
+        f"  a second visit from the same browser (its cache warm, the first page idle): page open -> editor ready "
+        f"{repeat_s:.2f} s, beside the floor's {floor_repeat_s:.2f} s"
+    )
     print(f"  pool warm-up before the first view: {warm_s:.1f} s")
     median, p90 = statistics.median(seconds), percentile(seconds, 90)
-    print(f"  Run -> results shown (retracing, timing off), {args.runs} runs: "
-          + ", ".join(f"{s:.2f}" for s in seconds)
-          + f" s; the first after the page load {seconds[0]:.2f} s ({verdict(seconds[0], 1.0)} 1.0 s); "
-          f"median {median:.2f} s ({verdict(median, 0.4)} 0.40 s), p90 {p90:.2f} s "
-          f"({verdict(p90, 0.8)} 0.8 s)")
+    print(
+        f"  Run -> results shown (retracing, timing off), {args.runs} runs: "
+        + ", ".join(f"{s:.2f}" for s in seconds)
+        + f" s; the first after the page load {seconds[0]:.2f} s ({verdict(seconds[0], 1.0)} 1.0 s); "
+        f"median {median:.2f} s ({verdict(median, 0.4)} 0.40 s), p90 {p90:.2f} s "
+        f"({verdict(p90, 0.8)} 0.8 s)"
+    )
     print(f"  Streamlit process RSS: {rss:.0f} MB (target < 300 MB; workers are separate processes)")
 
 

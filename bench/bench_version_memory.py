@@ -7,6 +7,7 @@ RSS counts shared pages in every process; PSS splits them between the processes 
 PSS summed over a tree is what that tree costs the host. A forked worker shares most of its pages
 with its zygote (copy on write), which is why the pool's PSS is far below twice the zygote's RSS.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,17 +61,18 @@ def memory_kb(pid: int) -> dict[str, int]:
 
 
 def measure(version: versions.TFVersion, settings: Settings) -> dict[str, float]:
-    pool_settings = dataclasses.replace(settings, python=version.python, pool_size=1,
-                                        fork_workers="on")
+    pool_settings = dataclasses.replace(settings, python=version.python, pool_size=1, fork_workers="on")
     with WorkerPool(pool_settings) as pool:
         assert pool.wait_ready(1, 300.0), f"TF {version.version}: no warm worker"
-        time.sleep(2.0)                          # let the import's transient allocations settle
-        zygote = pool._zygotes._slots[0]         # type: ignore[union-attr]
+        time.sleep(2.0)  # let the import's transient allocations settle
+        zygote = pool._zygotes._slots[0]  # type: ignore[union-attr]
         tree = descendants(zygote.proc.pid)
         per = [memory_kb(p) for p in tree]
-        return {"processes": len(tree),
-                "zygote_rss_mb": max(p["Rss"] for p in per) / 1024,
-                "tree_pss_mb": sum(p["Pss"] for p in per) / 1024}
+        return {
+            "processes": len(tree),
+            "zygote_rss_mb": max(p["Rss"] for p in per) / 1024,
+            "tree_pss_mb": sum(p["Pss"] for p in per) / 1024,
+        }
 
 
 def main() -> None:
@@ -78,8 +80,9 @@ def main() -> None:
     print(f"{'TF':>8} {'procs':>5} {'zygote RSS MB':>14} {'pool PSS MB':>12}")
     for version in versions.installed(settings):
         m = measure(version, settings)
-        print(f"{version.version:>8} {m['processes']:>5} {m['zygote_rss_mb']:>14.0f} "
-              f"{m['tree_pss_mb']:>12.0f}")
+        print(
+            f"{version.version:>8} {m['processes']:>5} {m['zygote_rss_mb']:>14.0f} {m['tree_pss_mb']:>12.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -6,14 +6,15 @@ for Runs 1 to 4 on one page, with the bytes the server sent. "shown" is the page
 Usage: /opt/tf-playground/venv/bin/python bench/first_run_probe.py [SETTLE_S]
 SETTLE_S: seconds to wait after the page is idle before the first Run (default 0).
 """
+
 import os
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "tests"), ROOT, os.path.join(ROOT, "bench")]
-from browser_support import IDLE, launch, streamlit_server  # noqa: E402
 import page_clock  # noqa: E402
+from browser_support import IDLE, launch, streamlit_server  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 os.environ["PLAYGROUND_POOL_SIZE"] = "5"
@@ -23,7 +24,10 @@ with streamlit_server("bench_ui:ready_pool") as (url, process), sync_playwright(
     page_clock.install(context)
     page = context.new_page()
     frames = []
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append((time.perf_counter(), len(payload)))))
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda payload: frames.append((time.perf_counter(), len(payload)))),
+    )
     page.goto(f"{url}/?example=retracing")
     page_clock.wait_for(page, "editor", timeout_s=300)
     page.wait_for_selector(IDLE, timeout=300_000)
@@ -38,6 +42,8 @@ with streamlit_server("bench_ui:ready_pool") as (url, process), sync_playwright(
         time.sleep(1.0)
         got = [(t - t0, size) for t, size in frames]
         before = [g for g in got if g[0] <= shown]
-        print(f"run {n}: shown {shown:.3f} s; messages {len(got)} ({sum(s for _, s in got)} bytes), "
-              f"first at {got[0][0]:.3f} s, last before shown {before[-1][0]:.3f} s, last {got[-1][0]:.3f} s")
+        print(
+            f"run {n}: shown {shown:.3f} s; messages {len(got)} ({sum(s for _, s in got)} bytes), "
+            f"first at {got[0][0]:.3f} s, last before shown {before[-1][0]:.3f} s, last {got[-1][0]:.3f} s"
+        )
     browser.close()

@@ -5,14 +5,15 @@ bench_ui prints its time beside the playground's. Not part of the app. Its serve
 fix the app's gets that any Streamlit page would want (`hosting.no_delay`: no 40 ms Nagle
 stall per kept-alive answer), so the floor stays the best this stack does.
 """
+
 import streamlit as st
 
-if __name__ == "__main__":   # a page run
+if __name__ == "__main__":  # a page run
     st.set_page_config(page_title="floor", layout="wide")
     st.text_area("Code", "def f(x):\n    return x + 1\n", height=260)
     with st.container(key="run"):
         st.button("Run", type="primary")
-else:   # imported by `streamlit run` to find the ASGI app
+else:  # imported by `streamlit run` to find the ASGI app
     import contextlib
 
     from playground.front_door import hosting

@@ -21,6 +21,7 @@ and -8, whatever it inherited.
     python bench/load_test.py --url http://127.0.0.1:8501 --pid 1234  # an app already running
 Loopback addresses only: this is a load generator, never to be pointed at someone else's host.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,8 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import pathlib
+import re
 import socket
 import statistics
 import subprocess
@@ -38,25 +39,33 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 CHROMIUM = "/usr/bin/chromium"
 # Launched through this wrapper, so that Chromium keeps the niceness the clients run at.
 CLIENT_CHROMIUM = str(ROOT / "bench" / "chromium_low_priority")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-CLIENT_HEADER = "X-Forwarded-For"   # own_server trusts it (PLAYGROUND_CLIENT_IP_HEADER)
-REFUSED = re.compile(r"LimitError: (.*)")   # how the page shows a run a limit refused
+CLIENT_HEADER = "X-Forwarded-For"  # own_server trusts it (PLAYGROUND_CLIENT_IP_HEADER)
+REFUSED = re.compile(r"LimitError: (.*)")  # how the page shows a run a limit refused
 
 
 def visitor(index: int) -> str:
     """Session `index`'s address, from the documentation range: a header value, no traffic."""
     return f"203.0.113.{100 + index}"
-VIEWPORT = {"width": 1280, "height": 800}       # a laptop screen
+
+
+VIEWPORT = {"width": 1280, "height": 800}  # a laptop screen
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 TYPED = """import tensorflow as tf
 
@@ -77,7 +86,7 @@ class Tally:
         return sum(len(v) for v in self.times.values())
 
 
-def percentile(values: list[float], q: float) -> Optional[float]:
+def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
     ordered = sorted(values)
@@ -104,13 +113,32 @@ def own_server(start_timeout: float = 180.0) -> Iterator[tuple[str, int]]:
     port = free_port()
     log = open(os.devnull, "w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=str(ROOT),
-                                                                  # its clients type into the text area
-                                                                  PLAYGROUND_EDITOR=os.environ.get("PLAYGROUND_EDITOR", "plain"),
-                                                                  PLAYGROUND_CLIENT_IP_HEADER=CLIENT_HEADER))
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=dict(
+            os.environ,
+            PYTHONPATH=str(ROOT),
+            # its clients type into the text area
+            PLAYGROUND_EDITOR=os.environ.get("PLAYGROUND_EDITOR", "plain"),
+            PLAYGROUND_CLIENT_IP_HEADER=CLIENT_HEADER,
+        ),
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + start_timeout
@@ -159,7 +187,7 @@ class Sampler(threading.Thread):
     """Once a second: the server's VmHWM, its descendants' VmHWM and summed VmRSS, health, and
     CPU seconds by kind of process."""
 
-    def __init__(self, url: str, pid: Optional[int]) -> None:
+    def __init__(self, url: str, pid: int | None) -> None:
         super().__init__(daemon=True)
         self.url, self.pid = url, pid
         self.stop = threading.Event()
@@ -168,7 +196,7 @@ class Sampler(threading.Thread):
         self.children_rss_peak_kib = 0
         self.health_checks = 0
         self.health_failures = 0
-        self.cpu_s: dict[str, float] = {}          # by kind of process, sampled
+        self.cpu_s: dict[str, float] = {}  # by kind of process, sampled
         self._ticks: dict[int, int] = {}
         self._primed = False
 
@@ -188,9 +216,15 @@ class Sampler(threading.Thread):
             except OSError:
                 continue
             ticks = sum(int(v) for v in rest.split()[11:13])
-            kind = ("sandbox workers" if "playground.sandbox." in cmdline else
-                    "chromium (load generator)" if "chrom" in name.lower() or "chrom" in cmdline else
-                    "streamlit server" if pid == self.pid else "")
+            kind = (
+                "sandbox workers"
+                if "playground.sandbox." in cmdline
+                else "chromium (load generator)"
+                if "chrom" in name.lower() or "chrom" in cmdline
+                else "streamlit server"
+                if pid == self.pid
+                else ""
+            )
             # Processes already running at the first look count from then; later ones from 0.
             since = self._ticks.get(pid, 0 if self._primed else ticks)
             if kind:
@@ -210,8 +244,9 @@ class Sampler(threading.Thread):
             rss = 0
             for child in descendants(self.pid):
                 status = _status(child)
-                self.child_hwm_kib[child] = max(self.child_hwm_kib.get(child, 0),
-                                                _kib(status.get("VmHWM", "")))
+                self.child_hwm_kib[child] = max(
+                    self.child_hwm_kib.get(child, 0), _kib(status.get("VmHWM", ""))
+                )
                 rss += _kib(status.get("VmRSS", ""))
             self.children_rss_peak_kib = max(self.children_rss_peak_kib, rss)
 
@@ -224,8 +259,12 @@ class Page:
         self.page, self.runs = page, 0
 
 
-async def until(check, timeout_ms: int, every_s: float = 0.25,  # type: ignore[no-untyped-def]
-                what: str = "the page") -> None:
+async def until(
+    check,
+    timeout_ms: int,
+    every_s: float = 0.25,  # type: ignore[no-untyped-def]
+    what: str = "the page",
+) -> None:
     """Polls with one DOM query at a time. Playwright's own waits poll on animation frames,
     which makes a waiting tab cost Chromium ~0.09 core; 8 waiting tabs took a third of this
     machine from the app they were measuring."""
@@ -258,6 +297,7 @@ async def click_run(tab: Page, timeout_ms: int) -> tuple[float, str]:
 
     async def ended() -> bool:
         return await _present(result) or await _present(refusal)
+
     await until(ended, timeout_ms, every_s=0.1, what=f"run {tab.runs}")
     elapsed = time.monotonic() - started
     if await _present(result):
@@ -269,7 +309,7 @@ async def click_run(tab: Page, timeout_ms: int) -> tuple[float, str]:
 async def run_and_time(tab: Page, timeout_ms: int) -> float:
     """Seconds from the Run click until this run's own result is on screen."""
     elapsed, refusal = await click_run(tab, timeout_ms)
-    if refusal:                        # a limit said no: an error, with the app's own words
+    if refusal:  # a limit said no: an error, with the app's own words
         raise RuntimeError(f"run {tab.runs + 1} refused: {refusal[:120]}")
     await idle(tab.page, timeout_ms)
     return elapsed
@@ -278,7 +318,7 @@ async def run_and_time(tab: Page, timeout_ms: int) -> float:
 async def pick_example(tab: Page, slug: str, timeout_ms: int) -> None:
     """Chooses an example in the gallery picker, as a person does, and waits until its source
     is in the editor (a Run clicked before that would send the editor's old text)."""
-    from playground import gallery     # plain data, no TensorFlow
+    from playground import gallery  # plain data, no TensorFlow
 
     example = gallery.BY_SLUG[slug]
     page = tab.page
@@ -287,7 +327,8 @@ async def pick_example(tab: Page, slug: str, timeout_ms: int) -> None:
         await picker.click()
         await picker.fill(f"({slug})")
         await page.get_by_role("option", name=f"{example.title} ({slug})", exact=True).click(
-            timeout=timeout_ms)
+            timeout=timeout_ms
+        )
     source = page.locator(".st-key-source textarea")
     await until(lambda: _value_is(source, example.source), timeout_ms, what=f"the {slug} source")
     await idle(page, timeout_ms)
@@ -298,10 +339,9 @@ async def _value_is(locator, expected: str) -> bool:  # type: ignore[no-untyped-
 
 
 async def open_app(tab: Page, url: str, timeout_ms: int) -> None:
-    page, tab.runs = tab.page, 0                 # a new Streamlit session counts from 1 again
+    page, tab.runs = tab.page, 0  # a new Streamlit session counts from 1 again
     await page.goto(f"{url}/?example=retracing", timeout=timeout_ms)
-    await until(lambda: _present(page.locator(".st-key-source textarea")), timeout_ms,
-                what="the editor")
+    await until(lambda: _present(page.locator(".st-key-source textarea")), timeout_ms, what="the editor")
     await idle(page, timeout_ms)
 
 
@@ -316,7 +356,7 @@ async def retracing(tab: Page, timeout_ms: int) -> float:
 
 
 async def typed(tab: Page, token: str, constant: int, timeout_ms: int) -> tuple[float, str]:
-    await pick_example(tab, "tf-print", timeout_ms)    # then paste over it
+    await pick_example(tab, "tf-print", timeout_ms)  # then paste over it
     page = tab.page
     source = page.locator(".st-key-source textarea")
     await source.fill(TYPED.format(token=token, constant=constant))
@@ -325,30 +365,37 @@ async def typed(tab: Page, token: str, constant: int, timeout_ms: int) -> tuple[
 
     async def picked_mark() -> bool:
         return await function.count() > 0 and (await function.input_value()).startswith("mark")
+
     await until(picked_mark, timeout_ms, what="the function picker to offer mark")
     await idle(page, timeout_ms)
     calls = page.locator(".st-key-calls textarea")
     await calls.fill("float32[2]")
     await calls.press("Control+Enter")
     elapsed = await run_and_time(tab, timeout_ms)
-    await page.get_by_role("tab", name="Console").click()   # only the open tab is drawn
+    await page.get_by_role("tab", name="Console").click()  # only the open tab is drawn
     console = page.get_by_test_id("stCode").filter(has_text=token)
     try:
         await until(lambda: _present(console), timeout_ms // 4, what="the Console tab")
     except TimeoutError:
-        pass                                                  # counted as a missing token
+        pass  # counted as a missing token
     await idle(page, timeout_ms)
     shown = " ".join(await page.get_by_test_id("stCode").all_inner_texts())
     return elapsed, shown
 
 
-async def session(index: int, browser, url: str, deadline: float, tally: Tally,
-                  timeout_ms: int, fresh_page: bool,
-                  runs: int = 0) -> None:  # type: ignore[no-untyped-def]
+async def session(
+    index: int,
+    browser,
+    url: str,
+    deadline: float,
+    tally: Tally,
+    timeout_ms: int,
+    fresh_page: bool,
+    runs: int = 0,
+) -> None:  # type: ignore[no-untyped-def]
     """Loops until the deadline (or for exactly `runs` runs, when given)."""
     # Each session is its own visitor to the fair queue, which counts clients, not tabs.
-    context = await browser.new_context(viewport=VIEWPORT,
-                                        extra_http_headers={CLIENT_HEADER: visitor(index)})
+    context = await browser.new_context(viewport=VIEWPORT, extra_http_headers={CLIENT_HEADER: visitor(index)})
     page = Page(await context.new_page())
     run = 0
     try:
@@ -373,9 +420,11 @@ async def session(index: int, browser, url: str, deadline: float, tally: Tally,
                     continue
                 tally.times[kind].append(elapsed)
             except Exception as error:  # noqa: BLE001 - every failure is a result to count
-                tally.errors.append(f"session {index} run {run} ({kind}): "
-                                    f"{type(error).__name__}: {str(error).splitlines()[0][:160]}")
-                await open_app(page, url, timeout_ms)   # start again from a known page
+                tally.errors.append(
+                    f"session {index} run {run} ({kind}): "
+                    f"{type(error).__name__}: {str(error).splitlines()[0][:160]}"
+                )
+                await open_app(page, url, timeout_ms)  # start again from a known page
     finally:
         await context.close()
 
@@ -389,8 +438,9 @@ async def warm_up(browser, url: str, timeout_ms: int) -> None:  # type: ignore[n
         raise RuntimeError(f"the warm-up run failed: {tally.errors}")
 
 
-async def drive(url: str, sessions: int, seconds: float, timeout_ms: int, fresh_page: bool,
-                cold: bool, on_start) -> Tally:  # type: ignore[no-untyped-def]
+async def drive(
+    url: str, sessions: int, seconds: float, timeout_ms: int, fresh_page: bool, cold: bool, on_start
+) -> Tally:  # type: ignore[no-untyped-def]
     from playwright.async_api import async_playwright
 
     tally = Tally()
@@ -401,8 +451,9 @@ async def drive(url: str, sessions: int, seconds: float, timeout_ms: int, fresh_
                 await warm_up(browser, url, timeout_ms)
             on_start()
             deadline = time.monotonic() + seconds
-            await asyncio.gather(*(session(i, browser, url, deadline, tally, timeout_ms,
-                                           fresh_page) for i in range(sessions)))
+            await asyncio.gather(
+                *(session(i, browser, url, deadline, tally, timeout_ms, fresh_page) for i in range(sessions))
+            )
         finally:
             await browser.close()
     return tally
@@ -413,41 +464,60 @@ def report(tally: Tally, sampler: Sampler, sessions: int, seconds: float, wall: 
     everything = tally.times["retracing"] + tally.times["typed"]
 
     def summary(values: list[float]) -> dict:
-        return {"runs": len(values),
-                "p50_s": round(statistics.median(values), 2) if values else None,
-                "p95_s": round(percentile(values, 0.95), 2) if values else None}
+        return {
+            "runs": len(values),
+            "p50_s": round(statistics.median(values), 2) if values else None,
+            "p95_s": round(percentile(values, 0.95), 2) if values else None,
+        }
 
     return {
-        "sessions": sessions, "seconds": seconds, "wall_s": round(wall, 1),
-        "completed_runs": tally.completed(), "errors": len(tally.errors),
+        "sessions": sessions,
+        "seconds": seconds,
+        "wall_s": round(wall, 1),
+        "completed_runs": tally.completed(),
+        "errors": len(tally.errors),
         "crossed_results": len(tally.crossed),
         "time_to_result": summary(everything),
-        "retracing": summary(tally.times["retracing"]), "typed": summary(tally.times["typed"]),
+        "retracing": summary(tally.times["retracing"]),
+        "typed": summary(tally.times["typed"]),
         "server_peak_rss_mib": round(sampler.server_hwm_kib / 1024, 1) if sampler.pid else None,
         "worker_peak_rss_mib_max": round(max(sampler.child_hwm_kib.values(), default=0) / 1024, 1)
-        if sampler.pid else None,
-        "workers_peak_rss_sum_mib": round(sampler.children_rss_peak_kib / 1024, 1)
-        if sampler.pid else None,
+        if sampler.pid
+        else None,
+        "workers_peak_rss_sum_mib": round(sampler.children_rss_peak_kib / 1024, 1) if sampler.pid else None,
         "health_failures": f"{sampler.health_failures}/{sampler.health_checks}",
-        "error_samples": tally.errors[:10], "crossed_samples": tally.crossed[:10],
+        "error_samples": tally.errors[:10],
+        "crossed_samples": tally.crossed[:10],
     }
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--url", default="", help="a running app on a loopback address")
     parser.add_argument("--pid", type=int, default=None, help="its server pid, for peak RSS")
-    parser.add_argument("--run-timeout", type=float, default=120.0,
-                        help="seconds one run may take (a cold worker imports TensorFlow)")
-    parser.add_argument("--client-nice", type=int, default=10,
-                        help="niceness of the Chromium clients: on one box they would otherwise "
-                             "take the CPU from the app they measure (0 for equal footing)")
-    parser.add_argument("--cold", action="store_true",
-                        help="start the clock at once: no warm-up run before the sessions")
-    parser.add_argument("--fresh-page-per-run", action="store_true",
-                        help="reload the page (a new Streamlit session) before every run")
+    parser.add_argument(
+        "--run-timeout",
+        type=float,
+        default=120.0,
+        help="seconds one run may take (a cold worker imports TensorFlow)",
+    )
+    parser.add_argument(
+        "--client-nice",
+        type=int,
+        default=10,
+        help="niceness of the Chromium clients: on one box they would otherwise "
+        "take the CPU from the app they measure (0 for equal footing)",
+    )
+    parser.add_argument(
+        "--cold", action="store_true", help="start the clock at once: no warm-up run before the sessions"
+    )
+    parser.add_argument(
+        "--fresh-page-per-run",
+        action="store_true",
+        help="reload the page (a new Streamlit session) before every run",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.sessions <= 64 or not 1 <= args.seconds <= 3600:
         parser.error("--sessions 1..64 and --seconds 1..3600")
@@ -463,10 +533,20 @@ def main(argv: Optional[list[str]] = None) -> int:
         def start() -> None:
             sampler.start()
             clock["started"] = time.monotonic()
+
         # The server already runs (at our priority); Playwright's driver and Chromium inherit this.
         os.nice(max(0, args.client_nice))
-        tally = asyncio.run(drive(url, args.sessions, args.seconds, int(args.run_timeout * 1000),
-                                  args.fresh_page_per_run, args.cold, start))
+        tally = asyncio.run(
+            drive(
+                url,
+                args.sessions,
+                args.seconds,
+                int(args.run_timeout * 1000),
+                args.fresh_page_per_run,
+                args.cold,
+                start,
+            )
+        )
         wall = time.monotonic() - clock["started"]
         sampler.stop.set()
         sampler.join(timeout=10)
@@ -476,8 +556,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     result["client_nice"] = max(0, args.client_nice)
     result["warm_up"] = "none (--cold)" if args.cold else "one untimed run of each kind first"
     result["viewport"] = f"{VIEWPORT['width']}x{VIEWPORT['height']}"
-    result["cpu_s"] = {"available": round(wall * (os.cpu_count() or 1), 1),
-                       **{k: round(v, 1) for k, v in sorted(sampler.cpu_s.items())}}
+    result["cpu_s"] = {
+        "available": round(wall * (os.cpu_count() or 1), 1),
+        **{k: round(v, 1) for k, v in sorted(sampler.cpu_s.items())},
+    }
     print(json.dumps(result, indent=2))
     return 0 if result["errors"] == 0 and result["crossed_results"] == 0 else 1
 

@@ -16,6 +16,7 @@ Stamps are epoch milliseconds (`performance.timeOrigin + performance.now()`) and
 navigation start is its `performance.timeOrigin`. "In the document" is React's commit;
 the paint follows within a frame (about 17 ms at 60 Hz).
 """
+
 from __future__ import annotations
 
 import time

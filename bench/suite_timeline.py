@@ -7,6 +7,7 @@ Each line of the file is one test's whole protocol (tests/conftest.py writes it)
 time includes its module-scoped fixtures. Prints each worker's busy time and span, then the modules
 by time, with the worker that ran them.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,5 +41,5 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)      # `| head` ends it quietly
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly
     main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/timeline.jsonl")

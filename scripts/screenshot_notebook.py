@@ -26,6 +26,7 @@ cannot reach the CDN); runs all cells from the Run menu; waits for the trace tab
 panel, with the viewport made tall enough for the whole output so JupyterLab's own scrolling does
 not cut it. JupyterLab is shut down at the end, also on failure.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +52,7 @@ NOTEBOOK = "playground-demo.ipynb"
 WIDTH = 1400
 MAX_HEIGHT = 4000
 
-CELL = '''%%tf_playground
+CELL = """%%tf_playground
 import tensorflow as tf
 
 @tf.function
@@ -61,7 +62,7 @@ def scale(x, n):
 
 for size in (2, 3, 3):
     scale(tf.ones([size]), 2)
-scale(tf.ones([3]), 3)'''
+scale(tf.ones([3]), 3)"""
 
 
 def log(message: str) -> None:
@@ -73,15 +74,30 @@ def ensure_jupyterlab() -> None:
         return
     log(f"creating {JLAB} with jupyterlab=={JUPYTERLAB_VERSION}")
     subprocess.run([shutil.which("python3") or "python3", "-m", "venv", str(JLAB)], check=True)
-    subprocess.run([str(JLAB / "bin" / "pip"), "install", "-q",
-                    f"jupyterlab=={JUPYTERLAB_VERSION}"], check=True)
+    subprocess.run(
+        [str(JLAB / "bin" / "pip"), "install", "-q", f"jupyterlab=={JUPYTERLAB_VERSION}"], check=True
+    )
 
 
 def install_kernel() -> None:
     """The project's venv as the kernel "playground", found by the JupyterLab in JLAB."""
-    subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(JLAB),
-                    "--name", KERNEL, "--display-name", "Python (playground)"],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ipykernel",
+            "install",
+            "--prefix",
+            str(JLAB),
+            "--name",
+            KERNEL,
+            "--display-name",
+            "Python (playground)",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     spec_file = JLAB / "share" / "jupyter" / "kernels" / KERNEL / "kernel.json"
     spec = json.loads(spec_file.read_text())
     spec["env"] = {"PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -90,12 +106,11 @@ def install_kernel() -> None:
 
 def write_notebook(folder: pathlib.Path) -> pathlib.Path:
     import nbformat
+
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python (playground)",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python (playground)", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
-    nb.cells = [nbformat.v4.new_code_cell("%load_ext playground"),
-                nbformat.v4.new_code_cell(CELL)]
+    nb.cells = [nbformat.v4.new_code_cell("%load_ext playground"), nbformat.v4.new_code_cell(CELL)]
     path = folder / NOTEBOOK
     nbformat.write(nb, str(path))
     return path
@@ -106,7 +121,8 @@ def write_lab_settings(settings: pathlib.Path) -> None:
     folder = settings / "@jupyterlab" / "apputils-extension"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
 
 
 def free_port() -> int:
@@ -116,27 +132,40 @@ def free_port() -> int:
 
 
 def start_lab(folder: pathlib.Path, port: int, token: str) -> subprocess.Popen:
-    env = dict(os.environ,
-               JUPYTER_CONFIG_DIR=str(folder / ".config"),
-               JUPYTER_RUNTIME_DIR=str(folder / ".runtime"),
-               JUPYTERLAB_SETTINGS_DIR=str(folder / ".settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(folder / ".workspaces"))
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(folder / ".config"),
+        JUPYTER_RUNTIME_DIR=str(folder / ".runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(folder / ".settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(folder / ".workspaces"),
+    )
     write_lab_settings(folder / ".settings")
     root = folder / "notebooks"
     process = subprocess.Popen(
-        [str(JLAB / "bin" / "jupyter-lab"), "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-         f"--ServerApp.root_dir={root}", "--LabApp.news_url=", "--LabApp.check_for_updates_class="
-         "jupyterlab.NeverCheckForUpdate"] + (["--allow-root"] if os.geteuid() == 0 else []),
-        cwd=root, env=env, stdout=open(folder / "lab.log", "w"), stderr=subprocess.STDOUT,
-        start_new_session=True)
+        [
+            str(JLAB / "bin" / "jupyter-lab"),
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
+        + (["--allow-root"] if os.geteuid() == 0 else []),
+        cwd=root,
+        env=env,
+        stdout=open(folder / "lab.log", "w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     deadline = time.time() + 120
     while time.time() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"jupyter lab exited: see {folder / 'lab.log'}")
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}",
-                                   timeout=5).read()
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=5).read()
             return process
         except OSError:
             time.sleep(1)
@@ -146,12 +175,14 @@ def start_lab(folder: pathlib.Path, port: int, token: str) -> subprocess.Popen:
 def stop_lab(process: subprocess.Popen, port: int, token: str) -> None:
     """The server's own shutdown (which ends its kernels), then SIGTERM/SIGKILL to its group."""
     try:
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/api/shutdown",
-                                         method="POST",
-                                         headers={"Authorization": f"token {token}"})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/shutdown",
+            method="POST",
+            headers={"Authorization": f"token {token}"},
+        )
         urllib.request.urlopen(request, timeout=10).read()
         process.wait(timeout=30)
-    except Exception:
+    except Exception:  # noqa: BLE001 - the server may already be gone
         pass
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGTERM)
@@ -165,6 +196,7 @@ def stop_lab(process: subprocess.Popen, port: int, token: str) -> None:
 def screenshot(url: str, out: pathlib.Path, hide_stderr: bool = False) -> None:
     from playwright.sync_api import sync_playwright
     from plotly.offline import get_plotlyjs
+
     plotly_js = get_plotlyjs()
     requested: list[str] = []
 
@@ -173,8 +205,7 @@ def screenshot(url: str, out: pathlib.Path, hide_stderr: bool = False) -> None:
         route.fulfill(status=200, content_type="application/javascript", body=plotly_js)
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM,
-                                    args=["--no-sandbox", "--disable-gpu"])
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page(viewport={"width": WIDTH, "height": 900})
             errors: list[str] = []
@@ -184,12 +215,15 @@ def screenshot(url: str, out: pathlib.Path, hide_stderr: bool = False) -> None:
             # The notebook is open and its kernel ("Python (playground)") has started and is idle;
             # a kernel-choice dialog instead means the kernelspec was not found.
             page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
-            page.wait_for_function("""() => {
+            page.wait_for_function(
+                """() => {
                 if (document.querySelector('.jp-Dialog')) return true;
                 const name = document.querySelector('.jp-NotebookPanel-toolbar .jp-KernelName');
                 return name && name.textContent.trim() === 'Python (playground)' &&
                     document.querySelector('.jp-StatusBar-Widget, #jp-main-statusbar')
-                        .textContent.includes('| Idle'); }""", timeout=180_000)
+                        .textContent.includes('| Idle'); }""",
+                timeout=180_000,
+            )
             kernel_name = page.inner_text(".jp-NotebookPanel-toolbar .jp-KernelName").strip()
             log(f"kernel: {kernel_name}")
             if page.locator(".jp-Dialog").count() or kernel_name != "Python (playground)":
@@ -202,18 +236,21 @@ def screenshot(url: str, out: pathlib.Path, hide_stderr: bool = False) -> None:
             page.click("li.lm-Menu-item[data-command='runmenu:run-all']")
             page.wait_for_selector(".jp-OutputArea table.tfp-calls", timeout=300_000)
             page.wait_for_selector(".jp-OutputArea .tfp-chart .main-svg", timeout=60_000)
-            page.wait_for_selector(".jp-NotebookPanel-toolbar "
-                                   ".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                                   timeout=120_000)
+            page.wait_for_selector(
+                ".jp-NotebookPanel-toolbar .jp-Notebook-ExecutionIndicator[data-status='idle']",
+                timeout=120_000,
+            )
             page.wait_for_timeout(1000)  # plotly's transitions, fonts
             page.mouse.move(0, 0)
             log(f"plotly.js requests answered locally: {requested}")
             if errors:
                 log(f"page errors: {errors}")
             if hide_stderr:
-                page.add_style_tag(content=".jp-OutputArea-child:has(> .jp-OutputArea-output"
-                                           "[data-mime-type='application/vnd.jupyter.stderr'])"
-                                           "{display:none}")
+                page.add_style_tag(
+                    content=".jp-OutputArea-child:has(> .jp-OutputArea-output"
+                    "[data-mime-type='application/vnd.jupyter.stderr'])"
+                    "{display:none}"
+                )
             # Tall enough that the notebook shows both cells and the whole output unscrolled
             # (its scroller, .jp-WindowedPanel-outer, pads the end by a share of its own height,
             # so the size comes from the last cell's bottom, not from scrollHeight); then the
@@ -233,8 +270,7 @@ def screenshot(url: str, out: pathlib.Path, hide_stderr: bool = False) -> None:
                 box = page.evaluate(measure)
                 if box["needed"] <= page.viewport_size["height"]:
                     break
-                page.set_viewport_size({"width": WIDTH,
-                                        "height": min(box["needed"], MAX_HEIGHT)})
+                page.set_viewport_size({"width": WIDTH, "height": min(box["needed"], MAX_HEIGHT)})
                 page.wait_for_timeout(1000)
             box = page.evaluate(measure)
             page.wait_for_timeout(300)
@@ -246,13 +282,17 @@ def screenshot(url: str, out: pathlib.Path, hide_stderr: bool = False) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=pathlib.Path,
-                        default=ROOT / "docs" / "images" / "notebook-jupyterlab.png")
-    parser.add_argument("--keep", type=pathlib.Path, default=None,
-                        help="work in this folder and keep it (notebook, lab.log)")
-    parser.add_argument("--hide-stderr", action="store_true",
-                        help="leave the kernel's stderr output (TensorFlow's C++ start-up log) "
-                             "out of the picture")
+    parser.add_argument(
+        "--out", type=pathlib.Path, default=ROOT / "docs" / "images" / "notebook-jupyterlab.png"
+    )
+    parser.add_argument(
+        "--keep", type=pathlib.Path, default=None, help="work in this folder and keep it (notebook, lab.log)"
+    )
+    parser.add_argument(
+        "--hide-stderr",
+        action="store_true",
+        help="leave the kernel's stderr output (TensorFlow's C++ start-up log) out of the picture",
+    )
     args = parser.parse_args()
     ensure_jupyterlab()
     install_kernel()
@@ -263,8 +303,7 @@ def main() -> None:
     log(f"jupyter lab on port {port}, work dir {folder}")
     process = start_lab(folder, port, token)
     try:
-        screenshot(f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}?token={token}", args.out,
-                   args.hide_stderr)
+        screenshot(f"http://127.0.0.1:{port}/lab/tree/{NOTEBOOK}?token={token}", args.out, args.hide_stderr)
     finally:
         stop_lab(process, port, token)
         log("jupyter lab stopped")

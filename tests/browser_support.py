@@ -1,5 +1,6 @@
 """Starts `streamlit run app.py` on a free port, opens Debian's Chromium on it, and waits on the
 app's page the way Streamlit's own e2e tests do (tests, bench)."""
+
 from __future__ import annotations
 
 import collections
@@ -12,14 +13,20 @@ import subprocess
 import sys
 import threading
 import urllib.request
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 RUN_TIMEOUT_MS = 120_000  # a cold worker imports TensorFlow first
 SHOTS = ROOT / "tests" / "screenshots"
@@ -32,18 +39,38 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(executor: str = "", script: str = "app.py",
-                     env: Mapping[str, str] = {}) -> Iterator[tuple[str, subprocess.Popen]]:
+def streamlit_server(
+    executor: str = "", script: str = "app.py", env: Mapping[str, str] = {}
+) -> Iterator[tuple[str, subprocess.Popen]]:
     # PLAYGROUND_UI_BROWSER_EXECUTOR=ui_support:subprocess_engine bypasses the pool while it is down.
     executor = executor or os.environ.get("PLAYGROUND_UI_BROWSER_EXECUTOR", "ui_support:real_or_subprocess")
     port = free_port()
-    env = dict(os.environ, PLAYGROUND_UI_EXECUTOR=executor,
-               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]),
-               **env)
+    env = dict(
+        os.environ,
+        PLAYGROUND_UI_EXECUTOR=executor,
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]),
+        **env,
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-         "--server.headless", "true", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         # Streamlit prints its URL once the server listens; then the health check answers.
@@ -65,7 +92,7 @@ def launch(playwright):  # type: ignore[no-untyped-def]
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-EDITOR = ".st-key-source_box"   # the code editor (Ace, drawn in the page by a v2 component)
+EDITOR = ".st-key-source_box"  # the code editor (Ace, drawn in the page by a v2 component)
 
 
 def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
@@ -110,6 +137,7 @@ def traces_value(page) -> str:  # type: ignore[no-untyped-def]
 def chromium_page(width: int = 1500, height: int = 2200) -> Iterator[object]:
     """Debian's Chromium with one page of this viewport; tests save their screenshots in SHOTS."""
     from playwright.sync_api import sync_playwright
+
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = launch(p)

@@ -3,24 +3,36 @@ file says: every key of a service is translated here, named as a build key, or k
 of starting (depends_on), and any other key fails loudly. Nothing of the file is copied into the
 tests. Compose puts its services on one network, each reachable by its name: run_argv(network=)
 does the same with a network the caller made."""
+
 from __future__ import annotations
 
 import pathlib
 import re
 import shlex
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 import yaml
 
-BUILD_KEYS = {"build", "image"}       # how the image is made and named, not how it runs
-FLAGS = {"init": "--init", "read_only": "--read-only"}                          # true -> flag
-VALUES = {"mem_limit": "--memory", "memswap_limit": "--memory-swap", "pids_limit": "--pids-limit",
-          "cpus": "--cpus", "restart": "--restart", "user": "--user", "shm_size": "--shm-size"}
-LISTS = {"tmpfs": "--tmpfs", "cap_drop": "--cap-drop", "cap_add": "--cap-add",
-         "expose": "--expose"}
-HEALTH = {"interval": "--health-interval", "timeout": "--health-timeout",
-          "start_period": "--health-start-period", "retries": "--health-retries"}
+BUILD_KEYS = {"build", "image"}  # how the image is made and named, not how it runs
+FLAGS = {"init": "--init", "read_only": "--read-only"}  # true -> flag
+VALUES = {
+    "mem_limit": "--memory",
+    "memswap_limit": "--memory-swap",
+    "pids_limit": "--pids-limit",
+    "cpus": "--cpus",
+    "restart": "--restart",
+    "user": "--user",
+    "shm_size": "--shm-size",
+}
+LISTS = {"tmpfs": "--tmpfs", "cap_drop": "--cap-drop", "cap_add": "--cap-add", "expose": "--expose"}
+HEALTH = {
+    "interval": "--health-interval",
+    "timeout": "--health-timeout",
+    "start_period": "--health-start-period",
+    "retries": "--health-retries",
+}
 # $$, $NAME, ${NAME}, ${NAME:-default}, ${NAME-default}: what the file uses, as compose reads it.
 VARIABLE = re.compile(r"\$(?:(\$)|([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(?:(:?-)([^}]*))?\})")
 
@@ -34,14 +46,15 @@ class Service:
     name: str
     image: str
     build_args: dict[str, str]
-    options: tuple[tuple[str, Optional[str]], ...]   # (flag, value or None), in the file's order
-    ports: tuple[int, ...]                           # container ports it publishes
-    expose: tuple[int, ...] = ()                     # container ports only other services reach
-    depends_on: tuple[str, ...] = ()                 # services to start before this one
-    build_context: Optional[pathlib.Path] = None     # build.context, relative to the file
+    options: tuple[tuple[str, str | None], ...]  # (flag, value or None), in the file's order
+    ports: tuple[int, ...]  # container ports it publishes
+    expose: tuple[int, ...] = ()  # container ports only other services reach
+    depends_on: tuple[str, ...] = ()  # services to start before this one
+    build_context: pathlib.Path | None = None  # build.context, relative to the file
 
-    def run_argv(self, *, without: Callable[[str, Optional[str]], bool] = lambda f, v: False,
-                 network: Optional[str] = None) -> list[str]:
+    def run_argv(
+        self, *, without: Callable[[str, str | None], bool] = lambda f, v: False, network: str | None = None
+    ) -> list[str]:
         """`docker run` arguments before the image; `without` leaves options out (a test's
         variant), never adds any. `network`: on that network, reachable by the service's name,
         as compose runs it."""
@@ -77,7 +90,7 @@ def interpolate(value: Any, environ: Mapping[str, str]) -> Any:
     return VARIABLE.sub(substitute, value)
 
 
-def _health(check: dict) -> list[tuple[str, Optional[str]]]:
+def _health(check: dict) -> list[tuple[str, str | None]]:
     if check.get("disable"):
         return [("--no-healthcheck", None)]
     test = check.get("test")
@@ -89,7 +102,7 @@ def _health(check: dict) -> list[tuple[str, Optional[str]]]:
         command = shlex.join(test[1:]) if test[0] == "CMD" else test[1]
     else:
         command = test
-    out: list[tuple[str, Optional[str]]] = [("--health-cmd", command)]
+    out: list[tuple[str, str | None]] = [("--health-cmd", command)]
     for key, value in check.items():
         if key in HEALTH:
             out.append((HEALTH[key], str(value)))
@@ -98,7 +111,7 @@ def _health(check: dict) -> list[tuple[str, Optional[str]]]:
     return out
 
 
-def _port(spec: str, publish: Optional[Callable[[int], int]]) -> tuple[int, str]:
+def _port(spec: str, publish: Callable[[int], int] | None) -> tuple[int, str]:
     """'[IP:][HOST:]CONTAINER[/proto]', with the host port the caller chose for CONTAINER."""
     spec, _, proto = str(spec).partition("/")
     parts = spec.split(":")
@@ -114,8 +127,10 @@ def _depends_on(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, list):
         return tuple(value)
     for dependency, spec in value.items():
-        if set(spec or {}) - {"condition"} or (spec or {}).get("condition", "service_started") \
-                != "service_started":
+        if (
+            set(spec or {}) - {"condition"}
+            or (spec or {}).get("condition", "service_started") != "service_started"
+        ):
             raise UntranslatedKey(f"{where}.depends_on.{dependency}: only service_started")
     return tuple(value)
 
@@ -135,14 +150,20 @@ def names(path: pathlib.Path) -> list[str]:
     return list(yaml.safe_load(path.read_text())["services"])
 
 
-def load_all(path: pathlib.Path, *, environ: Mapping[str, str],
-             publish: Optional[Callable[[int], int]] = None) -> dict[str, Service]:
+def load_all(
+    path: pathlib.Path, *, environ: Mapping[str, str], publish: Callable[[int], int] | None = None
+) -> dict[str, Service]:
     """Every service of the file, by name, in the file's order."""
     return {name: load(path, environ=environ, publish=publish, name=name) for name in names(path)}
 
 
-def load(path: pathlib.Path, *, environ: Mapping[str, str],
-         publish: Optional[Callable[[int], int]] = None, name: Optional[str] = None) -> Service:
+def load(
+    path: pathlib.Path,
+    *,
+    environ: Mapping[str, str],
+    publish: Callable[[int], int] | None = None,
+    name: str | None = None,
+) -> Service:
     """One service of the file: `name`, which may be left out when the file has only one.
     `environ` is what ${...} reads (compose reads the shell's); `publish` picks another host
     port for a container port (a shared machine's 8501 may be taken), keeping the file's host
@@ -150,14 +171,15 @@ def load(path: pathlib.Path, *, environ: Mapping[str, str],
     services = yaml.safe_load(path.read_text())["services"]
     if name is None:
         if len(services) != 1:
-            raise UntranslatedKey(f"{path.name} has {len(services)} services "
-                                  f"({', '.join(services)}); name one")
+            raise UntranslatedKey(
+                f"{path.name} has {len(services)} services ({', '.join(services)}); name one"
+            )
         (name,) = services
     if name not in services:
         raise KeyError(f"{path.name} has no service {name!r} (it has {', '.join(services)})")
     service = interpolate(services[name], environ)
     where = f"{path.name}: services.{name}"
-    options: list[tuple[str, Optional[str]]] = []
+    options: list[tuple[str, str | None]] = []
     ports: list[int] = []
     expose: list[int] = []
     depends_on: tuple[str, ...] = ()
@@ -186,7 +208,7 @@ def load(path: pathlib.Path, *, environ: Mapping[str, str],
             for opt in value:
                 kind, _, arg = opt.partition("=")
                 if kind == "seccomp" and arg not in ("unconfined", "builtin"):
-                    opt = f"seccomp={(path.parent / arg).resolve()}"   # relative to the file
+                    opt = f"seccomp={(path.parent / arg).resolve()}"  # relative to the file
                 options.append(("--security-opt", opt))
         elif key == "healthcheck":
             options += _health(value)
@@ -198,17 +220,23 @@ def load(path: pathlib.Path, *, environ: Mapping[str, str],
         elif key == "volumes":
             options += [("--volume", _volume(v, path.parent, where)) for v in value]
         else:
-            raise UntranslatedKey(f"{where}.{key} has no docker run translation in "
-                                  f"tests/compose_service.py; add one there")
+            raise UntranslatedKey(
+                f"{where}.{key} has no docker run translation in tests/compose_service.py; add one there"
+            )
     build = service.get("build", {})
     if isinstance(build, str):
         build = {"context": build}
     context = build.get("context")
-    return Service(name=name, image=service["image"],
-                   build_args={k: str(v) for k, v in (build.get("args") or {}).items()},
-                   options=tuple(options), ports=tuple(ports), expose=tuple(expose),
-                   depends_on=depends_on,
-                   build_context=(path.parent / context).resolve() if context else None)
+    return Service(
+        name=name,
+        image=service["image"],
+        build_args={k: str(v) for k, v in (build.get("args") or {}).items()},
+        options=tuple(options),
+        ports=tuple(ports),
+        expose=tuple(expose),
+        depends_on=depends_on,
+        build_context=(path.parent / context).resolve() if context else None,
+    )
 
 
 def start_order(services: Mapping[str, Service]) -> list[str]:

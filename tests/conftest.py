@@ -1,4 +1,5 @@
 """Shared set-up: the repository root on sys.path, the test tiers, and the measured figures."""
+
 from __future__ import annotations
 
 import os
@@ -16,13 +17,36 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # many sandboxed jobs. `pytest -m "not slow"` (the fast tier, about a minute with -n 2) leaves them out;
 # a new module is fast until it is listed here. CI runs every tier.
 SLOW = {
-    "test_app", "test_app_i18n", "test_browser", "test_browser_compare", "test_browser_fairness",
-    "test_browser_i18n", "test_browser_presenter", "test_cli_compare", "test_container_run",
-    "test_deploy_ray", "test_export", "test_front_door_origin", "test_front_door_server",
-    "test_proxy", "test_ray", "test_ray_nodes", "test_sandbox", "test_sandbox_adversarial",
-    "test_sandbox_priority", "test_ui_versions", "test_versions", "test_differential",
-    "test_plain_python_state", "test_api", "test_jupyter_magic", "test_package",
-    "test_sandbox_forged_messages", "test_sandbox_kernel", "test_api_hostile", "test_browser_hostile",
+    "test_app",
+    "test_app_i18n",
+    "test_browser",
+    "test_browser_compare",
+    "test_browser_fairness",
+    "test_browser_i18n",
+    "test_browser_presenter",
+    "test_cli_compare",
+    "test_container_run",
+    "test_deploy_ray",
+    "test_export",
+    "test_front_door_origin",
+    "test_front_door_server",
+    "test_proxy",
+    "test_ray",
+    "test_ray_nodes",
+    "test_sandbox",
+    "test_sandbox_adversarial",
+    "test_sandbox_priority",
+    "test_ui_versions",
+    "test_versions",
+    "test_differential",
+    "test_plain_python_state",
+    "test_api",
+    "test_jupyter_magic",
+    "test_package",
+    "test_sandbox_forged_messages",
+    "test_sandbox_kernel",
+    "test_api_hostile",
+    "test_browser_hostile",
 }
 
 
@@ -32,7 +56,7 @@ def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
         config.option.loadscopereorder = False
 
 
-@pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the groups
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-untyped-def]
     """The slow tier's marker; and for `pytest -n 2 --dist loadgroup` (the README's command),
     each module's tests in one xdist group, so they share its servers on one worker, unless a
@@ -83,7 +107,11 @@ if os.environ.get("PYTEST_TIMELINE"):
     def pytest_runtest_protocol(item, nextitem):  # type: ignore[no-untyped-def]
         started = time.time()
         yield
-        line = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "test": item.nodeid,
-                "start": started, "end": time.time()}
+        line = {
+            "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+            "test": item.nodeid,
+            "start": started,
+            "end": time.time(),
+        }
         with open(os.environ["PYTEST_TIMELINE"], "a") as f:
             f.write(json.dumps(line) + "\n")

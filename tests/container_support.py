@@ -1,5 +1,6 @@
 """Builds the service image with scripts/build-image.sh and runs containers of it: start, wait
 until healthy, exec, remove."""
+
 from __future__ import annotations
 
 import contextlib
@@ -9,21 +10,23 @@ import ssl
 import subprocess
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-LABEL = "org.tf-playground.test=container-run"   # marks containers these tests started
-BUILD_TIMEOUT_S = 1500        # a cold build (Debian base, TensorFlow's wheel) on 2 busy cores
+LABEL = "org.tf-playground.test=container-run"  # marks containers these tests started
+BUILD_TIMEOUT_S = 1500  # a cold build (Debian base, TensorFlow's wheel) on 2 busy cores
 
 
-def docker(*args: str, timeout: float = 120, check: bool = True,
-           stdin: Optional[str] = None) -> subprocess.CompletedProcess:
-    done = subprocess.run(["docker", *args], input=stdin, capture_output=True, text=True,
-                          timeout=timeout)
+def docker(
+    *args: str, timeout: float = 120, check: bool = True, stdin: str | None = None
+) -> subprocess.CompletedProcess:
+    done = subprocess.run(["docker", *args], input=stdin, capture_output=True, text=True, timeout=timeout)
     if check and done.returncode != 0:
-        raise AssertionError(f"docker {' '.join(args[:3])} ... failed ({done.returncode}):\n"
-                             f"{done.stderr.strip()[-3000:]}")
+        raise AssertionError(
+            f"docker {' '.join(args[:3])} ... failed ({done.returncode}):\n{done.stderr.strip()[-3000:]}"
+        )
     return done
 
 
@@ -32,7 +35,7 @@ class Build:
     image: str
     seconds: float
     size_bytes: int
-    lines: tuple[str, ...]    # what build-image.sh said (which base, cached or built, how long)
+    lines: tuple[str, ...]  # what build-image.sh said (which base, cached or built, how long)
 
     @property
     def env(self) -> dict[str, str]:
@@ -44,14 +47,27 @@ class Build:
         return docker("image", "inspect", "-f", "{{.Config.User}}", self.image).stdout.strip()
 
 
-def build(image: str, variant: str, proxy: Optional[str] = None) -> Build:
+def build(image: str, variant: str, proxy: str | None = None) -> Build:
     """The script the docs give, with the host's network for the build's RUN steps (no NAT);
     `proxy`: also the nginx image (deploy/proxy) with that tag, on the same base."""
     started = time.monotonic()
     proxy_args = ["--proxy-tag", proxy] if proxy else ["--no-proxy"]
-    done = subprocess.run([str(ROOT / "scripts" / "build-image.sh"), "--tag", image,
-                           "--variant", variant, "--network", "host", *proxy_args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+    done = subprocess.run(
+        [
+            str(ROOT / "scripts" / "build-image.sh"),
+            "--tag",
+            image,
+            "--variant",
+            variant,
+            "--network",
+            "host",
+            *proxy_args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+    )
     seconds = time.monotonic() - started
     assert done.returncode == 0, f"scripts/build-image.sh failed:\n{done.stdout}{done.stderr}"
     size = int(docker("image", "inspect", "-f", "{{.Size}}", image).stdout)
@@ -61,7 +77,7 @@ def build(image: str, variant: str, proxy: Optional[str] = None) -> Build:
 @dataclass(frozen=True)
 class Container:
     id: str
-    started: float            # time.monotonic() at `docker run`
+    started: float  # time.monotonic() at `docker run`
 
     def state(self) -> dict[str, Any]:
         return json.loads(docker("inspect", "-f", "{{json .State}}", self.id).stdout)
@@ -73,8 +89,7 @@ class Container:
         done = docker("logs", "--tail", "40", self.id, check=False)
         return done.stdout + done.stderr
 
-    def exec(self, *argv: str, stdin: Optional[str] = None,
-             timeout: float = 180) -> subprocess.CompletedProcess:
+    def exec(self, *argv: str, stdin: str | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
         return docker("exec", "-i", self.id, *argv, stdin=stdin, timeout=timeout, check=False)
 
     def address(self) -> tuple[str, str]:
@@ -91,12 +106,12 @@ class Container:
     def _running(self) -> dict[str, Any]:
         state = self.state()
         if state["Status"] != "running" or state["Restarting"]:
-            raise AssertionError(f"the container stopped ({state['Status']}, exit "
-                                 f"{state['ExitCode']}):\n{self.logs()}")
+            raise AssertionError(
+                f"the container stopped ({state['Status']}, exit {state['ExitCode']}):\n{self.logs()}"
+            )
         return state
 
-    def wait_answer(self, url: str, timeout_s: float,
-                    context: Optional[ssl.SSLContext] = None) -> float:
+    def wait_answer(self, url: str, timeout_s: float, context: ssl.SSLContext | None = None) -> float:
         """Seconds from `docker run` until url answers 200 with `ok` (https: with `context`)."""
         deadline = self.started + timeout_s
         while time.monotonic() < deadline:
@@ -122,8 +137,9 @@ class Container:
             if health["Status"] == "unhealthy":
                 raise AssertionError(f"unhealthy: {health['Log'][-1:]}\n{self.logs()}")
             time.sleep(1)
-        raise AssertionError(f"not healthy within {timeout_s:.0f} s: "
-                             f"{self.state().get('Health')}\n{self.logs()}")
+        raise AssertionError(
+            f"not healthy within {timeout_s:.0f} s: {self.state().get('Health')}\n{self.logs()}"
+        )
 
 
 def remove_leftovers() -> None:
@@ -150,8 +166,11 @@ def network(name: str) -> Iterator[str]:
 @contextlib.contextmanager
 def running(image: str, run_argv: list[str], name: str) -> Iterator[Container]:
     started = time.monotonic()
-    cid = docker("run", "--detach", "--label", LABEL, "--name", name, *run_argv, image,
-                 timeout=120).stdout.strip().splitlines()[-1]
+    cid = (
+        docker("run", "--detach", "--label", LABEL, "--name", name, *run_argv, image, timeout=120)
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     try:
         yield Container(cid, started)
     finally:
@@ -172,10 +191,11 @@ def wait_network_settled(timeout_s: float = 30.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
-            tentative = subprocess.run(["ip", "-6", "addr", "show", "tentative"],
-                                       capture_output=True, text=True, timeout=10).stdout
+            tentative = subprocess.run(
+                ["ip", "-6", "addr", "show", "tentative"], capture_output=True, text=True, timeout=10
+            ).stdout
         except (OSError, subprocess.TimeoutExpired):
-            return                      # no `ip`: nothing to wait for that we can see
+            return  # no `ip`: nothing to wait for that we can see
         if not tentative.strip():
             return
         time.sleep(0.2)

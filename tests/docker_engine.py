@@ -1,5 +1,6 @@
 """A Docker engine for the container tests: the one that already answers, or a dockerd started
 here and stopped again afterwards."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,7 +9,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import processes
 
@@ -41,8 +42,10 @@ def engine() -> Iterator[str]:
         return
     dockerd = shutil.which("dockerd")
     if not dockerd or not shutil.which("docker"):
-        raise NoEngine("no Docker engine answers and dockerd is not installed "
-                       "(scripts/install.sh --test installs Debian's docker.io)")
+        raise NoEngine(
+            "no Docker engine answers and dockerd is not installed "
+            "(scripts/install.sh --test installs Debian's docker.io)"
+        )
     if os.geteuid() != 0:
         raise NoEngine("no Docker engine answers, and starting dockerd needs root")
     log = tempfile.NamedTemporaryFile(prefix="playground-dockerd-", suffix=".log", delete=False)
@@ -50,20 +53,23 @@ def engine() -> Iterator[str]:
     # neither is undone when it stops. Without them published ports still work (docker-proxy
     # carries them) and builds use the host's network (build-image.sh --network host).
     # Its own session: a Ctrl-C of the tests must not stop it before the containers are removed.
-    process = subprocess.Popen([dockerd, "--iptables=false", "--ip-forward=false"], stdout=log,
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        [dockerd, "--iptables=false", "--ip-forward=false"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not answers():
             if process.poll() is not None:
                 raise NoEngine(f"dockerd exited with {process.returncode}:\n{_tail(log.name)}")
             if time.monotonic() > deadline:
-                raise NoEngine(f"dockerd did not answer within {START_TIMEOUT_S} s:\n"
-                               f"{_tail(log.name)}")
+                raise NoEngine(f"dockerd did not answer within {START_TIMEOUT_S} s:\n{_tail(log.name)}")
             time.sleep(0.5)
         yield "dockerd started for these tests"
     finally:
         processes.stop(process, 60)
         log.close()
-    os.unlink(log.name)       # kept only when dockerd failed to start: that error quotes it
+    os.unlink(log.name)  # kept only when dockerd failed to start: that error quotes it

@@ -1,4 +1,5 @@
 """Measured figures a test reports (image size, build and start times), printed after the run."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,11 +1,12 @@
 """Hostile jobs that speak the worker's protocol themselves, for the tests and
 bench/attack_bench.py: the user's code runs in the worker's process, so it can write on the
 report pipe like the engine does."""
+
 from __future__ import annotations
 
 # The job's side: every write-only pipe above stdio is the protocol pipe (fd 0 reads the job,
 # 1 and 2 are the capture's file, the keeper's exit line comes from another process).
-SAY = '''
+SAY = """
 import fcntl, json, os, stat
 def _pipes():
     for name in os.listdir("/proc/self/fd"):
@@ -25,21 +26,24 @@ def report(**fields):
     base = {"tensorflow_version": "2.21.0", "device": "CPU", "status": "ok", "error": None,
             "stdout": "", "warnings": [], "functions": []}
     say((json.dumps({"event": "report", "report": {**base, **fields}}) + "\\n").encode())
-'''
+"""
 
 # Each class of forged message, as a job's source (SAY first). Shared with the bench.
-FORGED_30MB = SAY + ('say(b\'{"event": "report", "report": {"x": [\' + b"{}," * 10_000_000 + '
-                     'b"{}]}}\\n")\n')
-NEWLINE_FLOOD = SAY + ("for fd in _pipes():\n"
-                       "    fcntl.fcntl(fd, 1031, 1 << 20)       # F_SETPIPE_SZ\n"
-                       "while True:\n"
-                       "    say(b'\\n' * (1 << 19) + b'{}\\n' * (1 << 17))\n")
+FORGED_30MB = SAY + ('say(b\'{"event": "report", "report": {"x": [\' + b"{}," * 10_000_000 + b"{}]}}\\n")\n')
+NEWLINE_FLOOD = SAY + (
+    "for fd in _pipes():\n"
+    "    fcntl.fcntl(fd, 1031, 1 << 20)       # F_SETPIPE_SZ\n"
+    "while True:\n"
+    "    say(b'\\n' * (1 << 19) + b'{}\\n' * (1 << 17))\n"
+)
 FORGED_DURATION = SAY + "import time\ntime.sleep(1.5)\nreport(duration_s=0.01)\n"
-EVENT_FLOOD = SAY + ("line = b'{\"event\": \"timing\", \"function\": \"f\", \"mode\": \"m\", "
-                     "\"progress\": 0.5}\\n'\n"
-                     "for _ in range(20):\n"
-                     "    say(line * 40_000)\n"                 # 800,000 events, 54 MB
-                     "report(stdout='done')\n")
+EVENT_FLOOD = SAY + (
+    'line = b\'{"event": "timing", "function": "f", "mode": "m", '
+    '"progress": 0.5}\\n\'\n'
+    "for _ in range(20):\n"
+    "    say(line * 40_000)\n"  # 800,000 events, 54 MB
+    "report(stdout='done')\n"
+)
 
 
 class FloodingExecutor:
@@ -50,15 +54,16 @@ class FloodingExecutor:
 
     def submit(self, job, on_event=None):
         import os
+
         from playground.contract.errors import Cancelled
         from playground.contract.job import Report
+
         count = int(job.source.split()[-1]) if job.source.startswith("# flood") else 0
         emit = on_event or (lambda event: None)
         try:
             emit({"event": "started"})
             for index in range(count):
-                emit({"event": "timing", "function": "f", "mode": "graph",
-                      "progress": index / count})
+                emit({"event": "timing", "function": "f", "mode": "graph", "progress": index / count})
         except Cancelled:
             with open(os.environ["PLAYGROUND_TEST_MARKER"], "w") as marker:
                 marker.write("cancelled")

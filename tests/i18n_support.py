@@ -5,40 +5,91 @@ tab and expander labels, table headers, and the titles, axis titles, legend and 
 charts. Left out, because they are the user's or TensorFlow's own text: code blocks, the
 editor's and the call plan's contents, table cells, and raw HTML panes (the code side by side).
 """
+
 from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from playground.contract.specs import DTYPES
 
 # Names that stay as they are in every language (docs/i18n.md, "What is not translated"):
 # products and libraries, units, file formats, keys, and the language's own name on its toggle.
 NAMES = {
-    "tf", "TensorFlow", "TF", "AutoGraph", "Grappler", "XLA", "HLO", "Python", "NumPy", "Jupyter",
-    "SavedModel", "TensorBoard", "TensorSpec", "CPU", "GPU", "AMD", "EPYC", "oneDNN", "IQR", "CSV",
-    "JSON", "KiB", "MiB", "ms", "µs", "py", "ipynb", "zip", "Ctrl", "Enter", "English", "shell",
-    "Keras", "matmul",
+    "tf",
+    "TensorFlow",
+    "TF",
+    "AutoGraph",
+    "Grappler",
+    "XLA",
+    "HLO",
+    "Python",
+    "NumPy",
+    "Jupyter",
+    "SavedModel",
+    "TensorBoard",
+    "TensorSpec",
+    "CPU",
+    "GPU",
+    "AMD",
+    "EPYC",
+    "oneDNN",
+    "IQR",
+    "CSV",
+    "JSON",
+    "KiB",
+    "MiB",
+    "ms",
+    "µs",
+    "py",
+    "ipynb",
+    "zip",
+    "Ctrl",
+    "Enter",
+    "English",
+    "shell",
+    "Keras",
+    "matmul",
     # Python and TF words written as code in prose (the article writes "相同 shape"): keywords,
     # types, dtype, the isolation kinds.
-    "int", "float", "dtype", "batch", "rank", "lambda", "def", "if", "for", "while", "None", "True",
-    "False", "print", "self", "shape", "bubblewrap", "none", "actor", "xla", "timeit", *DTYPES,
+    "int",
+    "float",
+    "dtype",
+    "batch",
+    "rank",
+    "lambda",
+    "def",
+    "if",
+    "for",
+    "while",
+    "None",
+    "True",
+    "False",
+    "print",
+    "self",
+    "shape",
+    "bubblewrap",
+    "none",
+    "actor",
+    "xla",
+    "timeit",
+    *DTYPES,
 }
 # Tokens with a dot, underscore, bracket, digit or operator are code (tf.print, input_signature,
 # float32[3], x[0]=16): identifiers stay untranslated by rule.
 CODE = re.compile(r"[._\[\]()=<>/\\#@%{}0-9*+|!µ-]")
-SOURCE_LINE = re.compile(r"^\d+: ")   # a picker's option that quotes a line of the user's code
+SOURCE_LINE = re.compile(r"^\d+: ")  # a picker's option that quotes a line of the user's code
 # Quoted machine text: an exception's own message, the article's printed benchmark output.
 QUOTED = re.compile(r"\b\w+Error: [^。；，）\n]*|\b(?:Eager|Graph): [0-9.]+s")
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
-EXCEPTION = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Exit|Interrupt)$")   # TypeError
+EXCEPTION = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Exit|Interrupt)$")  # TypeError
 INLINE_CODE = re.compile(r"`[^`]*`")
 
 
 def _plotly_texts(spec: dict) -> Iterator[str]:
     layout = spec.get("layout", {})
-    for key, value in layout.items():
+    for _key, value in layout.items():
         if isinstance(value, dict) and isinstance(value.get("title"), dict):
             yield value["title"].get("text") or ""
     title = layout.get("title")
@@ -47,7 +98,11 @@ def _plotly_texts(spec: dict) -> Iterator[str]:
         yield str(trace.get("name") or "")
         yield re.sub(r"<[^>]+>", " ", str(trace.get("hovertemplate") or ""))
         text = trace.get("text")
-        if isinstance(text, list) and trace.get("type") == "scatter" and trace.get("mode", "").endswith("text"):
+        if (
+            isinstance(text, list)
+            and trace.get("type") == "scatter"
+            and trace.get("mode", "").endswith("text")
+        ):
             yield from (str(t) for t in text)
 
 
@@ -63,7 +118,7 @@ def visible_texts(at) -> list[str]:  # type: ignore[no-untyped-def]
         if kind == "UnknownElement" and proto is not None and proto.DESCRIPTOR.name == "PlotlyChart":
             out.extend(_plotly_texts(json.loads(proto.spec)))
         elif kind == "UnknownElement":
-            pass   # a graphviz drawing: op names, the graph's own text
+            pass  # a graphviz drawing: op names, the graph's own text
 
         elif kind == "Dataframe":
             out.extend(str(column) for column in node.value.columns)

@@ -7,6 +7,7 @@ upgrades with a foreign Origin, timed while /_stcore/health is polled. Prints on
 Where no DNS answers, a name lookup waits for the resolver's timeouts: that is what froze
 Streamlit's event loop for ~20 s per foreign Origin before the front door (docs/hosting.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,7 @@ import time
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-RESOLVER = "127.0.0.53"         # a loopback address no real resolver uses here
+RESOLVER = "127.0.0.53"  # a loopback address no real resolver uses here
 
 
 def blackhole_dns() -> socket.socket:
@@ -64,9 +65,11 @@ def upgrade(port: int, origin: str) -> tuple[float, str]:
     """One WebSocket handshake on /_stcore/stream: seconds until the server answered, and its
     status line."""
     key = base64.b64encode(os.urandom(16)).decode()
-    request = (f"GET /_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-               f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-               f"Origin: {origin}\r\n\r\n")
+    request = (
+        f"GET /_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        f"Origin: {origin}\r\n\r\n"
+    )
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
         s.sendall(request.encode())
@@ -96,10 +99,28 @@ def main() -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PLAYGROUND_POOL_SIZE="1")
     # The server's address is set, so start-up prints it instead of asking the Internet for it.
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", args.script, "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.serverAddress", "127.0.0.1",
-         "--server.headless", "true", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            args.script,
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.serverAddress",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -108,7 +129,7 @@ def main() -> None:
                 break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("the app did not start")
+                    raise SystemExit("the app did not start") from None
                 time.sleep(0.3)
         settle(port)
         health: list[float] = []
@@ -121,16 +142,19 @@ def main() -> None:
                 health.append(time.monotonic() - started)
                 time.sleep(0.05)
 
-        upgrade(port, f"http://127.0.0.1:{port}")    # the server's first handshake, untimed
+        upgrade(port, f"http://127.0.0.1:{port}")  # the server's first handshake, untimed
         poller = threading.Thread(target=poll, daemon=True)
         poller.start()
         answers = [upgrade(port, "https://evil.example") for _ in range(args.upgrades)]
         time.sleep(0.3)
         done.set()
         poller.join(timeout=60)
-        result.update(refusal_s=[round(t, 4) for t, _ in answers],
-                      statuses=sorted({s for _, s in answers}),
-                      health_max_s=round(max(health), 4), health_polls=len(health))
+        result.update(
+            refusal_s=[round(t, 4) for t, _ in answers],
+            statuses=sorted({s for _, s in answers}),
+            health_max_s=round(max(health), 4),
+            health_polls=len(health),
+        )
     finally:
         server.terminate()
         server.wait(timeout=30)

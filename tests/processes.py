@@ -1,4 +1,5 @@
 """Ending a server the tests started: ask it to stop, then kill it if it does not in time."""
+
 from __future__ import annotations
 
 import subprocess

@@ -5,6 +5,7 @@ by the container's own entrypoint code, in front of a local upstream. For tests 
         ...
 
 Needs Debian's nginx and openssl (scripts/install.sh --test installs both)."""
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -19,7 +20,7 @@ import ssl
 import subprocess
 import tempfile
 import time
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 import processes
 
@@ -36,13 +37,12 @@ def entrypoint():  # type: ignore[no-untyped-def]
     return module
 
 
-def nginx_binary() -> Optional[str]:
+def nginx_binary() -> str | None:
     """Debian installs it in /usr/sbin, which an ordinary user's PATH may lack."""
-    return shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
 
 
-def missing() -> Optional[str]:
+def missing() -> str | None:
     """Why a local proxy cannot run here, or None."""
     if not nginx_binary():
         return "nginx is not installed (scripts/install.sh --test installs Debian's)"
@@ -70,9 +70,14 @@ def open_connection(url: str) -> http.client.HTTPSConnection:
     return http.client.HTTPSConnection(url.split("//")[1], timeout=20, context=unverified())
 
 
-def request(url: str, method: str = "GET", path: str = "/", headers: Optional[dict] = None,
-            body: Optional[bytes] = None, connection: Optional[http.client.HTTPSConnection] = None
-            ) -> tuple[int, bytes]:
+def request(
+    url: str,
+    method: str = "GET",
+    path: str = "/",
+    headers: dict | None = None,
+    body: bytes | None = None,
+    connection: http.client.HTTPSConnection | None = None,
+) -> tuple[int, bytes]:
     """(status, body) of one request to https://HOST:PORT, on `connection` if given."""
     conn = connection or open_connection(url)
     try:
@@ -86,12 +91,14 @@ def request(url: str, method: str = "GET", path: str = "/", headers: Optional[di
 
 def burst(url: str, path: str, n: int, threads: int = 8) -> list[tuple[int, bytes]]:
     """n GETs of path at once, from `threads` keep-alive connections: (status, body) each."""
+
     def one_connection(count: int) -> list[tuple[int, bytes]]:
         conn = open_connection(url)
         try:
             return [request(url, path=path, connection=conn) for _ in range(count)]
         finally:
             conn.close()
+
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         parts = pool.map(one_connection, [n // threads + (i < n % threads) for i in range(threads)])
     return [answer for part in parts for answer in part]
@@ -103,8 +110,10 @@ def refused_413(url: str, megabytes: int = 9) -> bytes:
     host, port = url.split("//")[1].rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=10) as raw:
         with unverified().wrap_socket(raw, server_hostname="localhost") as tls:
-            tls.sendall(b"POST /_stcore/upload_file HTTP/1.1\r\nHost: x\r\n"
-                        b"Content-Length: %d\r\n\r\n" % (megabytes << 20))
+            tls.sendall(
+                b"POST /_stcore/upload_file HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Length: %d\r\n\r\n" % (megabytes << 20)
+            )
             return tls.recv(200).split(b"\r\n")[0]
 
 
@@ -114,8 +123,10 @@ def render_to(prefix: pathlib.Path, upstream: str, listen: str) -> pathlib.Path:
     which must be able to enter the prefix and write its temp folders (nginx chowns those)."""
     module = entrypoint()
     cert, key = module.self_signed(prefix / "tls")
-    conf = module.prepare(prefix, {"PROXY_UPSTREAM": upstream, "PROXY_LISTEN": listen,
-                                   "PROXY_CERT": str(cert), "PROXY_KEY": str(key)})
+    conf = module.prepare(
+        prefix,
+        {"PROXY_UPSTREAM": upstream, "PROXY_LISTEN": listen, "PROXY_CERT": str(cert), "PROXY_KEY": str(key)},
+    )
     for folder in (prefix, prefix / "tmp"):
         os.chmod(folder, 0o755)
     return conf
@@ -152,14 +163,15 @@ def local_proxy(upstream_port: int, upstream_host: str = "127.0.0.1") -> Iterato
         argv = entrypoint().nginx_argv(prefix, conf)
         argv[0] = nginx_binary() or "nginx"
         log = open(prefix / "nginx.log", "wb")
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + START_TIMEOUT_S
             while not _answers(port):
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"nginx did not start ({process.poll()}):\n"
-                                       f"{(prefix / 'nginx.log').read_text(errors='replace')}")
+                    raise RuntimeError(
+                        f"nginx did not start ({process.poll()}):\n"
+                        f"{(prefix / 'nginx.log').read_text(errors='replace')}"
+                    )
                 time.sleep(0.05)
             yield f"https://127.0.0.1:{port}"
         finally:

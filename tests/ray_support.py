@@ -6,6 +6,7 @@ one a plain `ray.init()` elsewhere reads), its own auth token, free loopback por
 node in its own process group, which stop() kills. It never calls `ray stop`, which would end
 every Ray on the machine, other people's included.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,7 @@ import time
 from playground.runs.ray.node_pool import SLOT
 
 RAY = os.path.join(os.path.dirname(sys.executable), "ray")
-IP = "127.0.0.2"          # loopback; Ray rewrites 127.0.0.1 itself to the machine's address
+IP = "127.0.0.2"  # loopback; Ray rewrites 127.0.0.1 itself to the machine's address
 START_TIMEOUT_S = 120.0
 
 
@@ -53,9 +54,17 @@ class LocalCluster:
         return env
 
     def start_head(self, num_cpus: int) -> None:
-        self._start(["--head", f"--port={self.port}", "--include-dashboard=false",
-                     f"--dashboard-port={free_port()}", f"--ray-client-server-port={free_port()}"],
-                    num_cpus, "head")
+        self._start(
+            [
+                "--head",
+                f"--port={self.port}",
+                "--include-dashboard=false",
+                f"--dashboard-port={free_port()}",
+                f"--ray-client-server-port={free_port()}",
+            ],
+            num_cpus,
+            "head",
+        )
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             try:
@@ -63,7 +72,7 @@ class LocalCluster:
                 return
             except OSError:
                 if self.nodes[0].poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the Ray head did not start: " + self.log("head"))
+                    raise RuntimeError("the Ray head did not start: " + self.log("head")) from None
                 time.sleep(0.2)
 
     def add_node(self, num_cpus: int, name: str) -> None:
@@ -71,13 +80,27 @@ class LocalCluster:
 
     def _start(self, args: list[str], num_cpus: int, name: str) -> None:
         log = open(os.path.join(self.root, f"{name}.log"), "w")
-        self.nodes.append(subprocess.Popen(
-            [RAY, "start", *args, f"--num-cpus={num_cpus}", f"--node-ip-address={IP}",
-             f"--resources={json.dumps({SLOT: num_cpus})}",
-             f"--temp-dir={os.path.join(self.root, 'ray')}", "--disable-usage-stats",
-             f"--dashboard-agent-listen-port={free_port()}",
-             "--object-store-memory=100000000", "--block"],
-            env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        self.nodes.append(
+            subprocess.Popen(
+                [
+                    RAY,
+                    "start",
+                    *args,
+                    f"--num-cpus={num_cpus}",
+                    f"--node-ip-address={IP}",
+                    f"--resources={json.dumps({SLOT: num_cpus})}",
+                    f"--temp-dir={os.path.join(self.root, 'ray')}",
+                    "--disable-usage-stats",
+                    f"--dashboard-agent-listen-port={free_port()}",
+                    "--object-store-memory=100000000",
+                    "--block",
+                ],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
         log.close()
 
     def connect_here(self) -> None:
@@ -87,9 +110,9 @@ class LocalCluster:
         os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=self.token_path)
         reload_auth()
 
-
     def wait_nodes(self, count: int, timeout_s: float = START_TIMEOUT_S) -> list[dict]:
         import ray
+
         deadline = time.monotonic() + timeout_s
         while True:
             alive = [n for n in ray.nodes() if n["Alive"]]
@@ -137,18 +160,18 @@ class LocalCluster:
                 continue
         return found
 
-    def __enter__(self) -> "LocalCluster":
+    def __enter__(self) -> LocalCluster:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
-
 def reload_auth() -> None:
     """Ray caches the auth mode and token per process; after changing them in os.environ it
     must read them again (what Ray's own test helpers do)."""
     from ray._raylet import AuthenticationTokenLoader, Config
+
     Config.initialize("")
     AuthenticationTokenLoader.instance().reset_cache()
 

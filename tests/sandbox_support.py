@@ -1,9 +1,10 @@
 """Shared helpers for the sandbox tests: a small-limit pool, timed submits, survivor checks."""
+
 from __future__ import annotations
 
 import os
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -12,10 +13,19 @@ from playground.contract.job import Job, Report
 from playground.sandbox import WorkerPool
 from playground.sandbox.leftovers import processes_of
 
-SECRET = "s3cret-playground-test-value"     # set in the server env; must never reach a job
+SECRET = "s3cret-playground-test-value"  # set in the server env; must never reach a job
 # Small limits keep the suite fast on 2 cores: CPU below wall, so each limit can be hit alone.
-SETTINGS = Settings(pool_size=2, queue_limit=16, timeout_s=20.0, cpu_s=5, memory_mb=4096,
-                    file_mb=16, tmp_mb=32, processes=128, open_files=256)
+SETTINGS = Settings(
+    pool_size=2,
+    queue_limit=16,
+    timeout_s=20.0,
+    cpu_s=5,
+    memory_mb=4096,
+    file_mb=16,
+    tmp_mb=32,
+    processes=128,
+    open_files=256,
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +49,10 @@ def script(source: str, timeout_s: float = 30.0) -> Job:
 
 def need_bwrap(pool, why: str) -> None:
     if pool.isolation != "bubblewrap":
-        pytest.skip(f"needs bubblewrap namespaces ({why}); this machine runs the process "
-                    f"fallback: {'; '.join(pool.config.notes)}")
+        pytest.skip(
+            f"needs bubblewrap namespaces ({why}); this machine runs the process "
+            f"fallback: {'; '.join(pool.config.notes)}"
+        )
 
 
 def need_own_uid(pool, why: str) -> None:
@@ -61,7 +73,7 @@ def pid_namespace_of(pid: int) -> int:
     try:
         return os.stat(f"/proc/{pid}/ns/pid").st_ino
     except OSError:
-        return 0                                  # gone meanwhile
+        return 0  # gone meanwhile
 
 
 def nothing_left(report: Report, pool: WorkerPool) -> bool:
@@ -77,9 +89,13 @@ def nothing_left(report: Report, pool: WorkerPool) -> bool:
     host = os.stat("/proc/self/ns/pid").st_ino
 
     def only_warm_left() -> bool:
-        allowed = {host} | {z.pid_namespace for z in pool._zygotes.running()} | \
-            {w.pid_namespace for w in list(pool._ready)}
+        allowed = (
+            {host}
+            | {z.pid_namespace for z in pool._zygotes.running()}
+            | {w.pid_namespace for w in list(pool._ready)}
+        )
         return all(pid_namespace_of(p) in allowed | {0} for p in processes_of(uid))
+
     return poll(only_warm_left)
 
 
@@ -94,4 +110,5 @@ def cmdline_gone(token: str) -> bool:
                 except OSError:
                     pass
         return True
+
     return poll(none_left)

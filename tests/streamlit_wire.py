@@ -19,32 +19,33 @@ What Chromium sends (Streamlit 1.67, logged through the DevTools protocol on thi
 
 Loopback tools only: benches and tests point it at a server they started or were given.
 """
+
 from __future__ import annotations
 
 import asyncio
 import ssl
 import time
 import urllib.parse
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional, Union
-
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 STREAM_PATH = "/_stcore/stream"
 SUBPROTOCOL = "streamlit"
-MAX_INCOMING = 64 * 2**20     # ForwardMsgs of this app stay far below; a cap keeps a bug bounded
+MAX_INCOMING = 64 * 2**20  # ForwardMsgs of this app stay far below; a cap keeps a bug bounded
 
 
 @dataclass(frozen=True)
 class Closed:
     """How a session ended: the close code and reason the server sent (None: no close frame,
     the connection just dropped), seconds after the session opened, and who closed first."""
-    code: Optional[int]
+
+    code: int | None
     reason: str
     after_s: float
     by_server: bool
@@ -54,6 +55,7 @@ class Closed:
 class PageRun:
     """One rerun: seconds from the BackMsg sent to `script_finished`, and its status name
     (FINISHED_SUCCESSFULLY, FINISHED_EARLY_FOR_RERUN, ...)."""
+
     seconds: float
     status: str
     messages: int
@@ -67,7 +69,7 @@ class Refused(WireError):
     """The upgrade was refused: `status` is the HTTP status (403, 429, ...) or None when the
     connection failed before one came."""
 
-    def __init__(self, status: Optional[int], detail: str, seconds: float) -> None:
+    def __init__(self, status: int | None, detail: str, seconds: float) -> None:
         super().__init__(f"upgrade refused ({status}): {detail}")
         self.status, self.detail, self.seconds = status, detail, seconds
 
@@ -109,8 +111,12 @@ def flag(widget_id: str, value: bool) -> WidgetState:
     return WidgetState(id=widget_id, bool_value=value)
 
 
-def rerun_message(query_string: str = "", widgets: Iterable[WidgetState] = (),
-                  page_script_hash: str = "", url: str = "http://127.0.0.1/") -> bytes:
+def rerun_message(
+    query_string: str = "",
+    widgets: Iterable[WidgetState] = (),
+    page_script_hash: str = "",
+    url: str = "http://127.0.0.1/",
+) -> bytes:
     """A `rerun_script` BackMsg as the browser builds it (empty widget_states on page open)."""
     message = BackMsg()
     state = message.rerun_script
@@ -141,19 +147,27 @@ class Session:
     def __init__(self, ws: ClientConnection, url: str, opened_at: float) -> None:
         self.ws, self.url, self.opened_at = ws, url, opened_at
         self.page_script_hash = ""
-        self.finished: list[str] = []        # script_finished statuses, in order
+        self.finished: list[str] = []  # script_finished statuses, in order
         self.messages = 0
-        self.closed: Optional[Closed] = None
+        self.closed: Closed | None = None
         self._closed_by_us = False
         self._changed = asyncio.Event()
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, base: str, *, client_ip: Optional[str] = None,
-                   client_header: str = "X-Forwarded-For", origin: Optional[str] = None,
-                   headers: Optional[Mapping[str, str]] = None, source: Optional[str] = None,
-                   subprotocols: Iterable[str] = (SUBPROTOCOL,), compression: bool = False,
-                   timeout: float = 30.0) -> "Session":
+    async def open(
+        cls,
+        base: str,
+        *,
+        client_ip: str | None = None,
+        client_header: str = "X-Forwarded-For",
+        origin: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        source: str | None = None,
+        subprotocols: Iterable[str] = (SUBPROTOCOL,),
+        compression: bool = False,
+        timeout: float = 30.0,
+    ) -> Session:
         """Opens `base`'s stream. client_ip: sent as `client_header` (a header value, no
         traffic); origin: the Origin header (a raw client sends none unless asked); source: a
         local address to bind (127.0.0.x: another peer address on loopback). Raises Refused."""
@@ -168,18 +182,26 @@ class Session:
         if source:
             kwargs["local_addr"] = (source, 0)
         try:
-            ws = await connect(url, additional_headers=extra, origin=origin,  # type: ignore[arg-type]
-                               subprotocols=list(subprotocols),  # type: ignore[arg-type]
-                               compression="deflate" if compression else None,
-                               open_timeout=timeout, ping_interval=None, close_timeout=2,
-                               max_size=MAX_INCOMING, proxy=None, user_agent_header=None,
-                               **kwargs)
+            ws = await connect(
+                url,
+                additional_headers=extra,
+                origin=origin,  # type: ignore[arg-type]
+                subprotocols=list(subprotocols),  # type: ignore[arg-type]
+                compression="deflate" if compression else None,
+                open_timeout=timeout,
+                ping_interval=None,
+                close_timeout=2,
+                max_size=MAX_INCOMING,
+                proxy=None,
+                user_agent_header=None,
+                **kwargs,
+            )
         except InvalidStatus as error:
-            raise Refused(error.response.status_code, error.response.reason_phrase,
-                          time.monotonic() - started) from error
+            raise Refused(
+                error.response.status_code, error.response.reason_phrase, time.monotonic() - started
+            ) from error
         except (InvalidHandshake, OSError, EOFError, asyncio.TimeoutError) as error:
-            raise Refused(None, f"{type(error).__name__}: {error}",
-                          time.monotonic() - started) from error
+            raise Refused(None, f"{type(error).__name__}: {error}", time.monotonic() - started) from error
         return cls(ws, url, started)
 
     async def _read(self) -> None:
@@ -201,18 +223,29 @@ class Session:
         except Exception:  # noqa: BLE001 - a frame we cannot parse ends the session for us
             await self.ws.close()
         finally:
-            self.closed = Closed(self.ws.close_code, self.ws.close_reason or "",
-                                 time.monotonic() - self.opened_at,
-                                 by_server=not self._closed_by_us)
+            self.closed = Closed(
+                self.ws.close_code,
+                self.ws.close_reason or "",
+                time.monotonic() - self.opened_at,
+                by_server=not self._closed_by_us,
+            )
             self._changed.set()
 
-    async def rerun(self, query_string: str = "", widgets: Iterable[WidgetState] = (),
-                    timeout: float = 60.0, page_script_hash: Optional[str] = None) -> PageRun:
+    async def rerun(
+        self,
+        query_string: str = "",
+        widgets: Iterable[WidgetState] = (),
+        timeout: float = 60.0,
+        page_script_hash: str | None = None,
+    ) -> PageRun:
         """Sends one rerun_script and waits for the next script_finished."""
         before = len(self.finished)
-        payload = rerun_message(query_string, widgets,
-                                self.page_script_hash if page_script_hash is None else page_script_hash,
-                                page_url(self.url))
+        payload = rerun_message(
+            query_string,
+            widgets,
+            self.page_script_hash if page_script_hash is None else page_script_hash,
+            page_url(self.url),
+        )
         started = time.monotonic()
         await self.send_raw(payload)
         deadline = started + timeout
@@ -230,7 +263,7 @@ class Session:
                     pass
         return PageRun(time.monotonic() - started, self.finished[before], self.messages)
 
-    async def send_raw(self, data: Union[bytes, str]) -> None:
+    async def send_raw(self, data: bytes | str) -> None:
         """Sends one frame as is (str: a text frame). Raises SessionClosed once closed."""
         if self.closed is not None:
             raise SessionClosed(self.closed)
@@ -238,10 +271,14 @@ class Session:
             await self.ws.send(data)
         except ConnectionClosed:
             await asyncio.wait({self._reader}, timeout=2)
-            raise SessionClosed(self.closed or Closed(self.ws.close_code, self.ws.close_reason or "",
-                                                      time.monotonic() - self.opened_at, True))
+            raise SessionClosed(
+                self.closed
+                or Closed(
+                    self.ws.close_code, self.ws.close_reason or "", time.monotonic() - self.opened_at, True
+                )
+            ) from None
 
-    async def wait_closed(self, timeout: float) -> Optional[Closed]:
+    async def wait_closed(self, timeout: float) -> Closed | None:
         """How the server closed the session, or None if it is still open after `timeout`."""
         await asyncio.wait({self._reader}, timeout=timeout)
         return self.closed
@@ -261,20 +298,34 @@ class Session:
         if not self._reader.done():
             self._reader.cancel()
 
-    async def __aenter__(self) -> "Session":
+    async def __aenter__(self) -> Session:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
 
-async def page_run(base: str, query_string: str = "example=retracing", *,
-                   timeout: float = 60.0, **open_args: object) -> PageRun:
+async def page_run(
+    base: str, query_string: str = "example=retracing", *, timeout: float = 60.0, **open_args: object
+) -> PageRun:
     """One fresh session, one page open (a full page run), closed again."""
     session = await Session.open(base, **open_args)  # type: ignore[arg-type]
     async with session:
         return await session.rerun(query_string, timeout=timeout)
 
 
-__all__ = ["Closed", "PageRun", "Refused", "Session", "SessionClosed", "WireError", "flag",
-           "page_run", "rerun_message", "stream_url", "text", "trigger", "unverified_tls"]
+__all__ = [
+    "Closed",
+    "PageRun",
+    "Refused",
+    "Session",
+    "SessionClosed",
+    "WireError",
+    "flag",
+    "page_run",
+    "rerun_message",
+    "stream_url",
+    "text",
+    "trigger",
+    "unverified_tls",
+]

@@ -1,20 +1,24 @@
 """playground/api/body.py: a request body read as JSON with its nesting bounded before json's
 recursive parser sees it, every string text, and an answer that always encodes."""
+
 from __future__ import annotations
 
 import json
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from playground.api import body
 
 # Strings full of what could fool a scan for brackets: brackets, quotes, backslashes, escapes.
 TRICKY = st.text(alphabet=st.sampled_from('[]{}"\\/ab\n\u00e9\u4e2d'), max_size=12)
-VALUES = st.recursive(st.none() | st.booleans() | st.integers() | TRICKY,
-                      lambda inner: st.lists(inner, max_size=3)
-                      | st.dictionaries(TRICKY, inner, max_size=3), max_leaves=40)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | TRICKY,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3),
+    max_leaves=40,
+)
 
 
 def true_depth(value) -> int:
@@ -46,9 +50,9 @@ def test_on_any_bytes_the_scan_bounds_what_the_parser_reaches(data, limit):
     assert true_depth(json.loads(data)) <= limit
 
 
-@pytest.mark.parametrize("data", [b"[" * 100_000 + b"]" * 100_000,
-                                  b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
-                                  b"[" * 100_000])               # and unterminated
+@pytest.mark.parametrize(
+    "data", [b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 100_000 + b"1" + b"}" * 100_000, b"[" * 100_000]
+)  # and unterminated
 def test_a_deep_body_is_refused_without_recursing(data):
     limit = sys.getrecursionlimit()
     with pytest.raises(body.BodyError, match="nested too deeply"):
@@ -65,28 +69,33 @@ def test_the_depth_a_request_needs_is_read():
         body.loads(b"[" + nested + b"]")
 
 
-@pytest.mark.parametrize("data, words", [
-    (b'{"source": "x", "timeout_s": NaN}', "NaN is not a number"),
-    (b'{"source": "x", "timeout_s": -Infinity}', "-Infinity is not a number"),
-    (b'{"source": "\\ud800"}', "not text"),
-    (b'{"\\udfff": 1}', "not text"),
-    (b'{"source": ["\\ud800\\ud800"]}', "not text"),
-    (b"\xff\xfe{\x00}\x00", "not JSON"),                       # UTF-16: RFC 8259 says UTF-8
-    (b"\xef\xbb\xbf{}", "not JSON"),                           # a byte order mark
-    (b"", "not JSON"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b'{"source": "x", "timeout_s": NaN}', "NaN is not a number"),
+        (b'{"source": "x", "timeout_s": -Infinity}', "-Infinity is not a number"),
+        (b'{"source": "\\ud800"}', "not text"),
+        (b'{"\\udfff": 1}', "not text"),
+        (b'{"source": ["\\ud800\\ud800"]}', "not text"),
+        (b"\xff\xfe{\x00}\x00", "not JSON"),  # UTF-16: RFC 8259 says UTF-8
+        (b"\xef\xbb\xbf{}", "not JSON"),  # a byte order mark
+        (b"", "not JSON"),
+    ],
+)
 def test_what_is_not_a_json_request_is_a_body_error(data, words):
     with pytest.raises(body.BodyError, match=words):
         body.loads(data)
 
 
 def test_a_surrogate_pair_is_text():
-    assert body.loads(b'{"source": "\\ud83d\\ude00"}') == {"source": "\U0001F600"}
+    assert body.loads(b'{"source": "\\ud83d\\ude00"}') == {"source": "\U0001f600"}
 
 
 def test_an_answer_always_encodes_and_says_the_same():
-    for value in ({"message": "unknown field '\ud800'", "field": "\ud800"},
-                  {"message": "\u4e2d\u6587", "n": 1}):
+    for value in (
+        {"message": "unknown field '\ud800'", "field": "\ud800"},
+        {"message": "\u4e2d\u6587", "n": 1},
+    ):
         rendered = body.Answer(value).body
         assert json.loads(rendered) == value
-    assert "\u4e2d".encode() in body.Answer({"m": "\u4e2d"}).body     # Chinese stays readable
+    assert "\u4e2d".encode() in body.Answer({"m": "\u4e2d"}).body  # Chinese stays readable

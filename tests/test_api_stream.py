@@ -2,12 +2,12 @@
 (playground/api/routes.py) driven at the ASGI seam, with a flooding executor in the pool's place
 (runs/shared.py's PLAYGROUND_UI_EXECUTOR seam). A job's events wait for the client in a bounded
 buffer, the newest kept and the report always last; a client that leaves stops its job."""
+
 from __future__ import annotations
 
 import asyncio
 import json
 import threading
-from typing import Optional
 
 import pytest
 from starlette.applications import Starlette
@@ -28,15 +28,14 @@ class Flood:
 
     def reset(self) -> None:
         self.finished, self.cancelled = threading.Event(), threading.Event()
-        self.underway = threading.Event()           # a thousand events sent
+        self.underway = threading.Event()  # a thousand events sent
         self.emitted = 0
 
     def submit(self, job: Job, on_event=None) -> Report:
         count = int(job.source.split()[-1])
         try:
             for index in range(count):
-                on_event({"event": "timing", "function": "f", "mode": "graph",
-                          "progress": index})
+                on_event({"event": "timing", "function": "f", "mode": "graph", "progress": index})
                 self.emitted += 1
                 if self.emitted == 1000:
                     self.underway.set()
@@ -73,7 +72,7 @@ class Client:
         self.body = body
         self.reading, self.leave = asyncio.Event(), asyncio.Event()
         self.chunks: list[bytes] = []
-        self.status: Optional[int] = None
+        self.status: int | None = None
         self._asked = False
 
     async def receive(self) -> dict:
@@ -87,7 +86,7 @@ class Client:
         if message["type"] == "http.response.start":
             self.status = message["status"]
             return
-        await self.reading.wait()         # a client that does not read holds the send here
+        await self.reading.wait()  # a client that does not read holds the send here
         if message.get("body"):
             self.chunks.append(message["body"])
 
@@ -96,12 +95,24 @@ class Client:
 
 
 def ask(client: Client):
-    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
-             "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": "/api/v1/analyze", "raw_path": b"/api/v1/analyze", "query_string": b"",
-             "root_path": "", "client": ("198.51.100.60", 5000), "server": ("testserver", 80),
-             "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
-                         (b"accept", b"application/x-ndjson")]}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/api/v1/analyze",
+        "raw_path": b"/api/v1/analyze",
+        "query_string": b"",
+        "root_path": "",
+        "client": ("198.51.100.60", 5000),
+        "server": ("testserver", 80),
+        "headers": [
+            (b"host", b"testserver"),
+            (b"content-type", b"application/json"),
+            (b"accept", b"application/x-ndjson"),
+        ],
+    }
     app = Starlette(routes=api.routes())
     return asyncio.ensure_future(app(scope, client.receive, client.send))
 
@@ -114,10 +125,11 @@ def test_a_client_that_does_not_read_holds_a_bounded_buffer_and_still_gets_the_r
     async def scenario() -> Client:
         client = Client(b'{"source": "# flood 100000"}')
         answer = ask(client)
-        await until(flooding.finished)          # every event sent while the client read none
+        await until(flooding.finished)  # every event sent while the client read none
         client.reading.set()
         await asyncio.wait_for(answer, 30)
         return client
+
     client = asyncio.run(scenario())
     events = client.events()
     assert client.status == 200 and flooding.emitted == 100_000
@@ -125,7 +137,7 @@ def test_a_client_that_does_not_read_holds_a_bounded_buffer_and_still_gets_the_r
     # The send that stalled holds one line; the buffer, at most STREAM_EVENTS. Unbounded, all
     # 100,000 waited in the server (1.6 million grew it by 360 MB).
     assert len(progress) <= STREAM_EVENTS + 1, len(progress)
-    assert progress[-1]["progress"] == 99_999                   # the newest are the ones kept
+    assert progress[-1]["progress"] == 99_999  # the newest are the ones kept
     assert events[-1]["event"] == "report" and events[-1]["report"]["stdout"] == "sent 100000"
     assert events[-1]["share_url"].startswith("http://testserver/?")
 
@@ -134,6 +146,7 @@ def test_a_client_that_does_not_read_holds_a_bounded_buffer_and_still_gets_the_r
 def test_a_client_that_leaves_stops_its_job(flooding, reading):
     """Its next event raises Cancelled in the job's thread: the sandbox's supervisor then kills
     the job, where before it ran to the end for nobody."""
+
     async def scenario() -> None:
         client = Client(b'{"source": "# flood 100000000"}')
         if reading:
@@ -143,5 +156,6 @@ def test_a_client_that_leaves_stops_its_job(flooding, reading):
         client.leave.set()
         await until(flooding.cancelled)
         await asyncio.wait_for(answer, 30)
+
     asyncio.run(scenario())
     assert flooding.cancelled.is_set() and flooding.emitted < 100_000_000

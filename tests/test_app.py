@@ -1,4 +1,5 @@
 """AppTest flows over the real app script, with recorded reports replayed by a fake executor."""
+
 from __future__ import annotations
 
 import html
@@ -23,10 +24,10 @@ BROKEN = json.loads((pathlib.Path(__file__).parent / "data" / "broken.job.json")
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
-    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")   # AppTest cannot drive the code editor component
+    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")  # AppTest cannot drive the code editor component
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[keys.OPTIONS_PANEL] = True   # opened, as a user would to change a setting
+    at.session_state[keys.OPTIONS_PANEL] = True  # opened, as a user would to change a setting
     return at
 
 
@@ -66,16 +67,22 @@ def test_run_retracing_shows_two_traces_and_every_tab(app: AppTest) -> None:
     app.button(key=keys.RUN).click().run()
     assert not app.exception
     assert metric(app, "Traces") == "2"
-    assert [t.label for t in app.tabs] == ["Converted code", "Traces", "Timing", "Graph",
-                                          "Console", "Problems"]
+    assert [t.label for t in app.tabs] == [
+        "Converted code",
+        "Traces",
+        "Timing",
+        "Graph",
+        "Console",
+        "Problems",
+    ]
     converted = tab(app, "Converted code").code
     assert any("ag__" in c.value and c.language == "diff" for c in converted)
     traces = plotly_specs(tab(app, "Traces"))
-    assert traces[0]["data"][0]["y"] == [1, 1, 2]   # cumulative: traced, reused, traced
+    assert traces[0]["data"][0]["y"] == [1, 1, 2]  # cumulative: traced, reused, traced
     console = [c.value for c in tab(app, "Console").code]
     assert console[0].startswith("Tracing! x.shape = (3,)") and console[1] == "(no output)"
     problems = tab(app, "Problems")
-    assert any("print-at-trace" in shown(w.value) for w in problems.warning)   # report text: escaped
+    assert any("print-at-trace" in shown(w.value) for w in problems.warning)  # report text: escaped
     assert any("◀ print-at-trace" in m.value for m in problems.markdown)
     # The claim checks compare the example's expectation with this run.
     # (Found by its "holds" column: other tables, such as the claims x versions one, may be drawn.)
@@ -88,18 +95,19 @@ def test_only_the_open_tab_is_drawn(app: AppTest) -> None:
     app.run()
     app.button(key=keys.RUN).click().run()
     graph = next(t for t in app.tabs if t.label == "Graph")
-    assert not graph.get("plotly_chart") and not graph.get("graphviz_chart")   # hidden: not drawn
+    assert not graph.get("plotly_chart") and not graph.get("graphviz_chart")  # hidden: not drawn
     assert app.session_state[keys.RESULT_TAB] == "Converted code"
     graph = tab(app, "Graph")
     assert graph.get("plotly_chart") and graph.get("graphviz_chart")
     assert not next(t for t in app.tabs if t.label == "Converted code").code
-    assert metric(app, "Traces") == "2"                  # the summary stays, no new run
+    assert metric(app, "Traces") == "2"  # the summary stays, no new run
 
 
 def test_result_survives_reruns_without_resubmitting(app: AppTest) -> None:
     app.run()
     app.button(key=keys.RUN).click().run()
     from playground.ui.run import executor
+
     submitted = len(executor().executor.submitted)
     app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
     assert metric(app, "Traces") == "2"
@@ -116,7 +124,7 @@ def test_edit_source_and_plan_then_run(app: AppTest) -> None:
     assert metric(app, "Traces") == "3"
     rows = tab(app, "Traces").dataframe[0].value
     assert list(rows["traced"]) == ["traced", "traced", "traced"]
-    assert "n" in rows["reason"][1]            # a Python scalar change retraced
+    assert "n" in rows["reason"][1]  # a Python scalar change retraced
     # Off the example, the URL carries the code compressed, so a reload restores it.
     assert share_link.decode_source(app.query_params["code"]) == SQUARE["source"]
 
@@ -181,7 +189,7 @@ def test_timing_tab_plots_modes_on_log_axis_and_phases(app: AppTest) -> None:
     assert phases["layout"]["barmode"] == "stack"
     app.toggle(key=keys.TIMING_LOG).set_value(False).run()
     assert plotly_specs(tab(app, "Timing"))[0]["layout"]["yaxis"]["type"] == "linear"
-    tab(app, "Graph")               # the Timing tab is not drawn now; its toggle must survive
+    tab(app, "Graph")  # the Timing tab is not drawn now; its toggle must survive
     assert plotly_specs(tab(app, "Timing"))[0]["layout"]["yaxis"]["type"] == "linear"
 
 
@@ -198,9 +206,16 @@ def test_example_query_param_and_gallery_picker(app: AppTest) -> None:
 
 
 def test_share_link_round_trip_restores_state(app: AppTest) -> None:
-    params = state.params_from_values({keys.SOURCE: SQUARE["source"], keys.FUNCTION: "square_sum",
-                                       keys.CALLS: "float32[4], n=2", keys.REDUCE_RETRACING: True,
-                                       keys.SIGNATURE: "float32[None]", keys.TIMING_BUDGET: 3.0})
+    params = state.params_from_values(
+        {
+            keys.SOURCE: SQUARE["source"],
+            keys.FUNCTION: "square_sum",
+            keys.CALLS: "float32[4], n=2",
+            keys.REDUCE_RETRACING: True,
+            keys.SIGNATURE: "float32[None]",
+            keys.TIMING_BUDGET: 3.0,
+        }
+    )
     for name, value in params.items():
         app.query_params[name] = value
     app.run()
@@ -212,8 +227,8 @@ def test_share_link_round_trip_restores_state(app: AppTest) -> None:
 
 def test_argument_builder_appends_call_and_signature(app: AppTest) -> None:
     app.run()
-    assert not app.get("button") or keys.APPEND_CALL not in {b.key for b in app.button}   # folded
-    app.session_state[keys.ARGS_PANEL] = True                        # the user opens it
+    assert not app.get("button") or keys.APPEND_CALL not in {b.key for b in app.button}  # folded
+    app.session_state[keys.ARGS_PANEL] = True  # the user opens it
     app.run()
     app.text_input(key=keys.param("shape", "x")).input("None,3").run()
     app.button(key=keys.APPEND_CALL).click().run()
@@ -253,11 +268,12 @@ print(json.dumps({
 def run_app_in_fresh_process(env_extra: dict[str, str]) -> dict:
     import os
     import subprocess
+
     env = {**os.environ, **env_extra}
-    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(APP).parent),
-                                         str(pathlib.Path(__file__).parent)])
-    done = subprocess.run([sys.executable, "-c", BOUNDARY_SCRIPT, APP], env=env,
-                          capture_output=True, text=True, timeout=240)
+    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(APP).parent), str(pathlib.Path(__file__).parent)])
+    done = subprocess.run(
+        [sys.executable, "-c", BOUNDARY_SCRIPT, APP], env=env, capture_output=True, text=True, timeout=240
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -284,7 +300,7 @@ def test_converted_code_shows_the_whole_original_function(app: AppTest) -> None:
     panes = code_panes(app)
     assert "lm-wide" in panes
     source = panes.split('class="lm-pane lm-converted"')[0]
-    function = SQUARE["source"].split("\n", 2)[2].rstrip().splitlines()   # decorator to return
+    function = SQUARE["source"].split("\n", 2)[2].rstrip().splitlines()  # decorator to return
     rows = re.findall(r'<span class="lm-num">(\d+)</span>(.*?)</div>', source)
     assert [html.unescape(text) for _, text in rows] == function
     assert [int(n) for n, _ in rows] == list(range(3, 3 + len(function)))  # the file's numbers
@@ -300,11 +316,15 @@ def test_picking_a_source_line_lights_up_its_converted_lines(app: AppTest) -> No
     app.selectbox(key=keys.CODE_LINE).set_value(loop).run()
     panes = code_panes(app)
     converted = panes.split('class="lm-pane lm-converted"')[1]
-    lit = [html.unescape(t) for t in re.findall(
-        r'<div class="lm-row lm-s\d+ lm-selected"[^>]*><span class="lm-num">\d+</span>(.*?)</div>',
-        converted)]
+    lit = [
+        html.unescape(t)
+        for t in re.findall(
+            r'<div class="lm-row lm-s\d+ lm-selected"[^>]*><span class="lm-num">\d+</span>(.*?)</div>',
+            converted,
+        )
+    ]
     assert lit and any("ag__.for_stmt" in line for line in lit)
-    assert all("reduce_sum" not in line for line in lit)   # the return line is another line's
+    assert all("reduce_sum" not in line for line in lit)  # the return line is another line's
 
 
 def test_graph_tab_lists_the_ops_of_one_source_line(app: AppTest) -> None:
@@ -325,12 +345,16 @@ def test_graph_tab_lists_the_ops_of_one_source_line(app: AppTest) -> None:
 
 def test_progress_labels_name_queue_position_and_retrace_reason() -> None:
     from playground.ui.run import _describe
+
     assert _describe({"event": "queued", "position": 2}, 3)[0].startswith("Queued: 2 job(s) ahead")
-    label, fraction = _describe({"event": "call_finished", "index": 2, "retraced": True,
-                                 "reason": "x: shape (3,) -> (2,)"}, 3)
+    label, fraction = _describe(
+        {"event": "call_finished", "index": 2, "retraced": True, "reason": "x: shape (3,) -> (2,)"}, 3
+    )
     assert shown(label) == "Call 3 of 3: traced (x: shape (3,) -> (2,))" and fraction == 1.0
     assert _describe({"event": "demoted", "after_s": 5.0}, 3) == (
-        "Still running after 5 s, so it now runs at low priority: shorter runs go first…", None)
+        "Still running after 5 s, so it now runs at low priority: shorter runs go first…",
+        None,
+    )
 
 
 SWEEP = "x[0]=16,64,256,1024"
@@ -348,6 +372,7 @@ def run_sweep(app: AppTest) -> None:
 def test_sweep_chart_is_log_log_with_graph_retraces(app: AppTest) -> None:
     run_sweep(app)
     from playground.ui.run import executor
+
     assert executor().executor.submitted[-1].sweep == SWEEP
     timing = tab(app, "Timing")
     sweep = next(f for f in plotly_specs(timing) if "Time per call vs" in f["layout"]["title"]["text"])
@@ -367,9 +392,11 @@ def test_sweep_chart_is_log_log_with_graph_retraces(app: AppTest) -> None:
 def test_bad_sweep_is_refused_under_its_field_and_kept(app: AppTest) -> None:
     app.run()
     app.toggle(key=keys.TIMING).set_value(True).run()
-    for text, expected in (("x[0]=16,abc", "not a positive integer"),
-                           ("y[0]=16,32", "'y' is not a parameter of process(x)"),
-                           ("x[1]=16,32", "has no dimension 1")):
+    for text, expected in (
+        ("x[0]=16,abc", "not a positive integer"),
+        ("y[0]=16,32", "'y' is not a parameter of process(x)"),
+        ("x[1]=16,32", "has no dimension 1"),
+    ):
         app.text_input(key=keys.SWEEP).input(text).run()
         app.button(key=keys.RUN).click().run()
         assert any(e.value.startswith("Size sweep") and expected in e.value for e in app.error), text
@@ -382,9 +409,16 @@ def test_bad_sweep_is_refused_under_its_field_and_kept(app: AppTest) -> None:
 
 
 def test_share_link_carries_sweep_and_export(app: AppTest) -> None:
-    params = state.params_from_values({keys.SOURCE: SQUARE["source"], keys.FUNCTION: "square_sum",
-                                       keys.CALLS: "float32[4], n=2", keys.TIMING: True,
-                                       keys.SWEEP: "x[0]=8,16", keys.EXPORT: True})
+    params = state.params_from_values(
+        {
+            keys.SOURCE: SQUARE["source"],
+            keys.FUNCTION: "square_sum",
+            keys.CALLS: "float32[4], n=2",
+            keys.TIMING: True,
+            keys.SWEEP: "x[0]=8,16",
+            keys.EXPORT: True,
+        }
+    )
     assert params["sweep"] == "x[0]=8,16" and params["export"] == "1"
     for name, value in params.items():
         app.query_params[name] = value
@@ -406,6 +440,7 @@ def plant_export(root: pathlib.Path, outside: pathlib.Path) -> None:
 def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp_path) -> None:
     import io
     import zipfile
+
     root = tmp_path / "playground-export-recorded"
     plant_export(root, tmp_path / "secret.txt")
     monkeypatch.setenv("PLAYGROUND_REPLAY_EXPORT_DIR", str(root))
@@ -415,6 +450,7 @@ def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp
     app.button(key=keys.RUN).click().run()
     assert not app.exception
     from playground.ui.run import executor
+
     assert executor().executor.submitted[-1].export is True
     assert [t.label for t in app.tabs][-1] == "Export" and len(app.tabs) == 7
     export = tab(app, "Export")
@@ -432,18 +468,24 @@ def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp
     saved = zipfile.ZipFile(io.BytesIO(archives["savedmodel"].data))
     assert sorted(saved.namelist()) == ["savedmodel/saved_model.pb", "savedmodel/variables/variables.index"]
     assert zipfile.ZipFile(io.BytesIO(archives["tensorboard"].data)).namelist() == [
-        "tensorboard/events.out.tfevents.1.host"]
+        "tensorboard/events.out.tfevents.1.host"
+    ]
     assert not root.exists() and (tmp_path / "secret.txt").exists()
-    app.toggle(key=keys.REDUCE_RETRACING).set_value(True).run()   # a rerun keeps the downloads
+    app.toggle(key=keys.REDUCE_RETRACING).set_value(True).run()  # a rerun keeps the downloads
     assert len(tab(app, "Export").get("download_button")) == 2
 
 
 def test_queue_eta_is_shown_when_the_pool_sends_one() -> None:
     from playground.ui.run import _describe, eta_text
-    assert _describe({"event": "queued", "position": 2, "eta_s": 12.4}, 3)[0] == \
-        "Queued: 2 job(s) ahead of yours, about 12 s to start"
-    assert _describe({"event": "queued", "position": 0, "eta_s": 0.2}, 3)[0] == \
-        "Waiting for a warm worker, starting in under a second…"
+
+    assert (
+        _describe({"event": "queued", "position": 2, "eta_s": 12.4}, 3)[0]
+        == "Queued: 2 job(s) ahead of yours, about 12 s to start"
+    )
+    assert (
+        _describe({"event": "queued", "position": 0, "eta_s": 0.2}, 3)[0]
+        == "Waiting for a warm worker, starting in under a second…"
+    )
     assert eta_text(None) == eta_text("soon") == eta_text(-1) == ""
     assert eta_text(300) == ", about 5 min to start"
 
@@ -478,10 +520,12 @@ def test_real_pool_export_tab_end_to_end() -> None:
     pytest.importorskip("playground.sandbox.exports", reason="the export side has not landed yet")
     import os
     import subprocess
+
     env = {k: v for k, v in os.environ.items() if k != "PLAYGROUND_UI_EXECUTOR"}
     env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(APP).parent), str(pathlib.Path(__file__).parent)])
-    done = subprocess.run([sys.executable, "-c", EXPORT_SCRIPT, APP], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", EXPORT_SCRIPT, APP], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["exception"] == [] and result["signatures"], result
@@ -491,7 +535,7 @@ def test_real_pool_export_tab_end_to_end() -> None:
 
 
 def test_a_share_link_that_inflates_past_the_source_limit_is_refused() -> None:
-    bomb = share_link.encode_source("a" * (8 << 20))          # 8 MiB of code in a short link
+    bomb = share_link.encode_source("a" * (8 << 20))  # 8 MiB of code in a short link
     assert len(bomb) < 20_000
     with pytest.raises(ValueError, match="over 65536 bytes"):
         share_link.decode_source(bomb, max_bytes=65536)
@@ -539,24 +583,26 @@ def test_an_editor_event_is_applied_once_and_submit_asks_for_a_run(monkeypatch: 
     """The code box's state value {id, type, text}: its text becomes the source once per id (a
     remount sends the last value again), and Ctrl+Enter (`submit`) also asks for a run."""
     from playground.ui import editor
+
     session: dict = {}
     monkeypatch.setattr(editor.st, "session_state", session)
     session[keys.CODE_EDITOR] = {"event": {"id": "1", "type": "blur", "text": "a = 1\n"}}
     editor.apply_editor_event()
     assert session[keys.SOURCE] == "a = 1\n" and keys.RUN_REQUESTED not in session
-    session[keys.SOURCE] = "b = 2\n"                        # code from outside since
-    editor.apply_editor_event()                              # the same event again: ignored
+    session[keys.SOURCE] = "b = 2\n"  # code from outside since
+    editor.apply_editor_event()  # the same event again: ignored
     assert session[keys.SOURCE] == "b = 2\n"
     session[keys.CODE_EDITOR] = {"event": {"id": "2", "type": "submit", "text": "c = 3\n"}}
     editor.apply_editor_event()
     assert session[keys.SOURCE] == "c = 3\n" and session[keys.RUN_REQUESTED] is True
-    session[keys.CODE_EDITOR] = {"event": {"id": "", "type": "submit", "text": "d"}}   # malformed
+    session[keys.CODE_EDITOR] = {"event": {"id": "", "type": "submit", "text": "d"}}  # malformed
     editor.apply_editor_event()
     assert session[keys.SOURCE] == "c = 3\n"
 
 
 def test_editor_that_cannot_load_falls_back_to_the_text_area(monkeypatch: pytest.MonkeyPatch) -> None:
     from playground.ui import editor
+
     monkeypatch.setattr(editor, "_load_component", lambda: None)
     monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
     monkeypatch.delenv("PLAYGROUND_EDITOR", raising=False)
@@ -570,6 +616,7 @@ def test_editor_that_cannot_load_falls_back_to_the_text_area(monkeypatch: pytest
 def test_gutter_marks_errors_and_pitfalls_of_the_code_that_ran() -> None:
     from playground.contract.job import Report
     from playground.ui import gutter
+
     report = Report.from_json((pathlib.Path(__file__).parent / "data" / "broken.json").read_text())
     marks = gutter.annotations(BROKEN["source"], report, BROKEN["source"])
     assert {(m["row"], m["type"]) for m in marks} == {(4, "error"), (4, "warning")}
@@ -584,14 +631,22 @@ def test_first_use_costs_are_paid_at_start_without_tensorflow():
     """app.py's lifespan pays them before the first visitor. In its own interpreter, since it
     sets process-wide state: the flag shows that this Streamlit still has the private check."""
     import subprocess
-    code = ("import sys\n"
-            "from playground.ui import run\n"
-            "from streamlit import delta_generator\n"
-            "run.pay_first_use_costs()\n"
-            "assert delta_generator._use_warning_has_been_displayed\n"
-            "assert 'tensorflow' not in sys.modules and 'playground.engine' not in sys.modules\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=pathlib.Path(__file__).parents[1],
-                          capture_output=True, text=True, timeout=120)
+
+    code = (
+        "import sys\n"
+        "from playground.ui import run\n"
+        "from streamlit import delta_generator\n"
+        "run.pay_first_use_costs()\n"
+        "assert delta_generator._use_warning_has_been_displayed\n"
+        "assert 'tensorflow' not in sys.modules and 'playground.engine' not in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=pathlib.Path(__file__).parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -603,16 +658,17 @@ def folded_page(app: AppTest) -> AppTest:
 
 
 def drawn_keys(at: AppTest) -> set:
-    return {w.key for kind in ("toggle", "text_input", "number_input", "selectbox", "radio")
-            for w in at.get(kind)}
+    return {
+        w.key for kind in ("toggle", "text_input", "number_input", "selectbox", "radio") for w in at.get(kind)
+    }
 
 
 def test_folded_panels_draw_nothing_inside_and_hold_the_values(folded_page: AppTest) -> None:
     app = folded_page
     app.run()
-    assert not drawn_keys(app) & set(options.PANEL_KEYS)            # the options: not drawn
-    assert not app.get("file_uploader")                              # nor the uploader
-    app.session_state[keys.OPTIONS_PANEL] = True                     # the user opens the options
+    assert not drawn_keys(app) & set(options.PANEL_KEYS)  # the options: not drawn
+    assert not app.get("file_uploader")  # nor the uploader
+    app.session_state[keys.OPTIONS_PANEL] = True  # the user opens the options
     app.run()
     app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
     app.text_input(key=keys.SIGNATURE).input("float32[None]").run()
@@ -621,38 +677,45 @@ def test_folded_panels_draw_nothing_inside_and_hold_the_values(folded_page: AppT
     app.toggle(key=keys.JIT_COMPILE).set_value(False).run()
     assert app.text_input(key=keys.SIGNATURE).value == "float32[None]"
     app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
-    app.session_state[keys.OPTIONS_PANEL] = False                    # folded again
+    app.session_state[keys.OPTIONS_PANEL] = False  # folded again
     app.run()
-    app.run()                                                        # two runs without drawing them
+    app.run()  # two runs without drawing them
     assert not drawn_keys(app) & set(options.PANEL_KEYS)
     assert any(e.label == "Options: input_signature, XLA" for e in app.expander)
     app.button(key=keys.RUN).click().run()
     from playground.ui.run import executor
-    job = executor().executor.submitted[-1]   # the replay has no report for it: the job is the check
+
+    job = executor().executor.submitted[-1]  # the replay has no report for it: the job is the check
     assert job.jit_compile is True and job.signature == "float32[None]"
 
 
 def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(folded_page: AppTest) -> None:
     app = folded_page
-    params = state.params_from_values({keys.SOURCE: SQUARE["source"], keys.FUNCTION: "square_sum",
-                                       keys.CALLS: "float32[4]", keys.REDUCE_RETRACING: True})
+    params = state.params_from_values(
+        {
+            keys.SOURCE: SQUARE["source"],
+            keys.FUNCTION: "square_sum",
+            keys.CALLS: "float32[4]",
+            keys.REDUCE_RETRACING: True,
+        }
+    )
     for name, value in params.items():
         app.query_params[name] = value
     app.run()
-    assert app.toggle(key=keys.REDUCE_RETRACING).value is True       # drawn: the panel opened
-    app.session_state[keys.OPTIONS_PANEL] = False                    # folded by the user: stays so
+    assert app.toggle(key=keys.REDUCE_RETRACING).value is True  # drawn: the panel opened
+    app.session_state[keys.OPTIONS_PANEL] = False  # folded by the user: stays so
     app.run()
     assert keys.REDUCE_RETRACING not in drawn_keys(app)
-    app.session_state[keys.SIGNATURE] = "float32[None,"              # an error inside a folded panel
+    app.session_state[keys.SIGNATURE] = "float32[None,"  # an error inside a folded panel
     app.button(key=keys.RUN).click().run()
-    assert app.text_input(key=keys.SIGNATURE).value == "float32[None,"   # opened to show it
+    assert app.text_input(key=keys.SIGNATURE).value == "float32[None,"  # opened to show it
     assert any(e.value.startswith("input_signature:") for e in app.error)
-    app.toggle(key=keys.TIMING).set_value(True).run()               # named "timing" / "计时"
-    app.session_state[keys.OPTIONS_PANEL] = False                    # the user folds it anyway
+    app.toggle(key=keys.TIMING).set_value(True).run()  # named "timing" / "计时"
+    app.session_state[keys.OPTIONS_PANEL] = False  # the user folds it anyway
     app.run()
-    assert keys.SIGNATURE not in drawn_keys(app)                     # the same error: stays folded
-    app.radio(key=keys.LANGUAGE).set_value("zh_CN").run()           # the title's words change
-    assert keys.SIGNATURE not in drawn_keys(app)                     # not a reason to open
+    assert keys.SIGNATURE not in drawn_keys(app)  # the same error: stays folded
+    app.radio(key=keys.LANGUAGE).set_value("zh_CN").run()  # the title's words change
+    assert keys.SIGNATURE not in drawn_keys(app)  # not a reason to open
 
 
 def test_the_marks_script_keeps_any_message_inside_it() -> None:
@@ -661,6 +724,7 @@ def test_the_marks_script_keeps_any_message_inside_it() -> None:
     from html.parser import HTMLParser
 
     from playground.ui import editor
+
     text = 'ValueError: "></div></script><!--<script>alert(1)</script> --> </style> & \u2028'
     tags: list = []
     scripts: list = []
@@ -677,5 +741,5 @@ def test_the_marks_script_keeps_any_message_inside_it() -> None:
     Reader().feed(script)
     assert [tag for tag, _attrs in tags] == ["div", "script"] and scripts == [editor.PUSH_MARKS]
     assert json.loads(tags[0][1]["data-marks"])[0]["text"] == text
-    assert not set("<>") & set(tags[0][1]["data-marks"])   # DOMPurify drops a value with "-->"
+    assert not set("<>") & set(tags[0][1]["data-marks"])  # DOMPurify drops a value with "-->"
     assert "<" not in editor.PUSH_MARKS

@@ -1,15 +1,15 @@
 """AppTest of compare mode: the toggle and its pickers, the check before Run, the share link, and
 the compare view over recorded reports of both sides (tests/data: many_shapes, many_shapes_reduce)."""
+
 from __future__ import annotations
 
 import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app import app  # noqa: F401 - fixture: replayed reports, the plain editor
 
 from playground.ui import keys
-
-from test_app import app  # noqa: F401 - fixture: replayed reports, the plain editor
 
 
 def compare_tab(at: AppTest, label: str):
@@ -37,8 +37,11 @@ def test_toggle_offers_what_side_b_varies(app: AppTest) -> None:
     app.toggle(key=keys.COMPARE).set_value(True).run()
     options = app.selectbox(key=keys.COMPARE_KIND).options
     # TF versions are offered only where playground.contract.versions lists extra ones.
-    assert {"reduce_retracing on/off (formerly experimental_relax_shapes)", "jit_compile (XLA) on/off",
-            "input_signature"} <= set(options)
+    assert {
+        "reduce_retracing on/off (formerly experimental_relax_shapes)",
+        "jit_compile (XLA) on/off",
+        "input_signature",
+    } <= set(options)
     app.selectbox(key=keys.COMPARE_KIND).set_value("signature").run()
     assert app.text_input(key=keys.COMPARE_SIGNATURE).value == ""
 
@@ -48,7 +51,7 @@ def test_compare_reduce_retracing_shows_both_sides_and_differences(app: AppTest)
     app.button(key=keys.RUN).click().run()
     assert not app.exception and not app.error
     assert [m.value for m in app.metric if m.label == "Traces"] == ["4", "2"]
-    rows = table(app, "kind", "where")     # the differences, both values each
+    rows = table(app, "kind", "where")  # the differences, both values each
     by_kind = {(k, w): (a, b) for k, w, a, b in rows.itertuples(index=False)}
     assert by_kind[("tracing_count", "total")] == ("4", "2")
     assert by_kind[("retraced", "total · call 3")] == ("True", "False")
@@ -81,10 +84,13 @@ def test_compare_and_export_are_refused_together(app: AppTest) -> None:
     assert any("cannot export" in e.value for e in app.error)
 
 
-@pytest.mark.parametrize("param, kind, signature", [
-    ("signature=float32[None]", "signature", "float32[None]"),
-    ("jit_compile", "jit_compile", ""),
-])
+@pytest.mark.parametrize(
+    "param, kind, signature",
+    [
+        ("signature=float32[None]", "signature", "float32[None]"),
+        ("jit_compile", "jit_compile", ""),
+    ],
+)
 def test_share_link_restores_compare(app: AppTest, param, kind, signature) -> None:
     app.query_params["example"] = "many-shapes"
     app.query_params["cmp"] = param
@@ -96,9 +102,13 @@ def test_share_link_restores_compare(app: AppTest, param, kind, signature) -> No
 
 
 def test_tf_picker_lists_the_installed_versions(app: AppTest) -> None:
-    versions = pytest.importorskip("playground.contract.versions", reason="needs playground.contract.versions "
-                                   "(issue 15 part 1): enabled once the versions branch is merged")
+    versions = pytest.importorskip(
+        "playground.contract.versions",
+        reason="needs playground.contract.versions "
+        "(issue 15 part 1): enabled once the versions branch is merged",
+    )
     from playground.contract.config import Settings
+
     installed = versions.installed(Settings.from_env())
     if len(installed) < 2:
         pytest.skip("only the default TensorFlow is installed")
@@ -107,6 +117,6 @@ def test_tf_picker_lists_the_installed_versions(app: AppTest) -> None:
     assert picker.options[0].startswith(installed[0].version) and len(picker.options) == len(installed)
     picker.set_value(installed[1].version).run()
     assert app.query_params["cmp"] == f"tf={installed[1].version}"
-    picker.set_value("").run()      # the default against the default: nothing to compare
+    picker.set_value("").run()  # the default against the default: nothing to compare
     app.button(key=keys.RUN).click().run()
     assert any("both sides would be the same" in e.value for e in app.error)

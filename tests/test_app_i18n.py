@@ -1,14 +1,15 @@
 """The app in both languages (AppTest over the real app script): the zh page leaves no English
 but identifiers, the URL and the toggle choose the language, and switching keeps everything."""
+
 from __future__ import annotations
 
 import ast
 import pathlib
 
 import pytest
+from i18n_support import english_words, visible_texts
 from streamlit.testing.v1 import AppTest
 
-from i18n_support import english_words, visible_texts
 from playground import gallery
 from playground.ui import keys
 
@@ -17,10 +18,10 @@ APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
 
 def app_with(monkeypatch: pytest.MonkeyPatch, executor: str) -> AppTest:
     monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", executor)
-    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")   # AppTest cannot drive the code editor component
+    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")  # AppTest cannot drive the code editor component
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
     at = AppTest.from_file(APP, default_timeout=180)
-    at.session_state[keys.OPTIONS_PANEL] = True   # opened, as a user would to change a setting
+    at.session_state[keys.OPTIONS_PANEL] = True  # opened, as a user would to change a setting
     return at
 
 
@@ -38,24 +39,26 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> AppTest:
 def code_names(source: str) -> set[str]:
     """The identifiers of the user's code, which the page quotes (function names, parameters)."""
     tree = ast.parse(source)
-    return ({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-            | {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-            | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)})
+    return (
+        {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        | {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+    )
 
 
 def every_tab_text(at: AppTest) -> list[str]:
     texts = visible_texts(at)
-    for label in [t.label for t in at.tabs]:   # only the open tab is drawn
+    for label in [t.label for t in at.tabs]:  # only the open tab is drawn
         at.session_state[keys.RESULT_TAB] = label
         at.run()
         texts += visible_texts(at)
     return texts
 
 
-@pytest.mark.parametrize("slug, timing", [("retracing", True), ("signature-mismatch", False),
-                                          ("captured-global", False)])
-def test_the_chinese_page_leaves_no_english_but_identifiers(engine: AppTest, slug: str,
-                                                            timing: bool) -> None:
+@pytest.mark.parametrize(
+    "slug, timing", [("retracing", True), ("signature-mismatch", False), ("captured-global", False)]
+)
+def test_the_chinese_page_leaves_no_english_but_identifiers(engine: AppTest, slug: str, timing: bool) -> None:
     engine.query_params["lang"] = "zh"
     engine.query_params["example"] = slug
     engine.run()
@@ -98,7 +101,7 @@ def test_without_lang_the_page_is_english_and_the_url_stays_short(replayed: AppT
 def test_switching_the_language_keeps_the_code_settings_result_and_open_tab(replayed: AppTest) -> None:
     replayed.query_params["lang"] = "zh"
     replayed.run()
-    replayed.button(key=keys.RUN).click().run()          # the recorded retracing run
+    replayed.button(key=keys.RUN).click().run()  # the recorded retracing run
     assert next(m.value for m in replayed.metric if m.label == "追踪次数") == "2"
     replayed.session_state[keys.RESULT_TAB] = "追踪"
     replayed.run()
@@ -111,8 +114,8 @@ def test_switching_the_language_keeps_the_code_settings_result_and_open_tab(repl
     assert replayed.button(key=keys.RUN).label == "Run"
     assert replayed.text_area(key=keys.SOURCE).value == edited
     assert replayed.toggle(key=keys.JIT_COMPILE).value is True
-    assert next(m.value for m in replayed.metric if m.label == "Traces") == "2"   # the same result
-    assert any(c.value.startswith("Run 1 ·") for c in replayed.caption)            # and no new run
-    assert replayed.session_state[keys.RESULT_TAB] == "Traces"                      # the same tab
+    assert next(m.value for m in replayed.metric if m.label == "Traces") == "2"  # the same result
+    assert any(c.value.startswith("Run 1 ·") for c in replayed.caption)  # and no new run
+    assert replayed.session_state[keys.RESULT_TAB] == "Traces"  # the same tab
     assert [t.label for t in replayed.tabs][1] == "Traces"
-    assert replayed.query_params["lang"] in ("en", ["en"])   # chosen: a shared link keeps it
+    assert replayed.query_params["lang"] in ("en", ["en"])  # chosen: a shared link keeps it

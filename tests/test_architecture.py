@@ -1,6 +1,7 @@
 """The import rules of docs/architecture.md, read from the code itself (ast, nothing imported):
 each package imports only what its paragraph there allows, the Streamlit side never imports
 TensorFlow, the engine never imports Streamlit, and the sandbox never imports the UI."""
+
 from __future__ import annotations
 
 import ast
@@ -16,7 +17,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "contract": set(),
     "gallery": {"contract"},
     "engine": {"contract"},
-    "sandbox": {"contract", "engine"},          # engine: in the worker process only (lazily)
+    "sandbox": {"contract", "engine"},  # engine: in the worker process only (lazily)
     "runs": {"contract", "sandbox"},
     "reports": {"contract", "gallery"},
     "front_door": {"contract"},
@@ -28,14 +29,17 @@ MAY_IMPORT: dict[str, set[str]] = {
 }
 # What may be imported only inside a function, never when the module loads: the package stays
 # importable on the other side of the boundary.
-LAZY_ONLY: dict[str, set[str]] = {"sandbox": {"engine"}, "cli": {"engine"},
-                                  "jupyter": {"engine"}}
+LAZY_ONLY: dict[str, set[str]] = {"sandbox": {"engine"}, "cli": {"engine"}, "jupyter": {"engine"}}
 # Third-party packages that cross the boundary: never imported by these, not even lazily.
 NEVER: dict[str, set[str]] = {
-    "ui": {"tensorflow", "engine"}, "front_door": {"tensorflow", "engine"},
-    "runs": {"tensorflow", "engine", "streamlit"}, "reports": {"tensorflow", "streamlit"},
-    "gallery": {"tensorflow", "streamlit"}, "engine": {"streamlit", "ui", "front_door"},
-    "sandbox": {"streamlit", "ui", "front_door"}, "cli": {"streamlit", "ui", "api"},
+    "ui": {"tensorflow", "engine"},
+    "front_door": {"tensorflow", "engine"},
+    "runs": {"tensorflow", "engine", "streamlit"},
+    "reports": {"tensorflow", "streamlit"},
+    "gallery": {"tensorflow", "streamlit"},
+    "engine": {"streamlit", "ui", "front_door"},
+    "sandbox": {"streamlit", "ui", "front_door"},
+    "cli": {"streamlit", "ui", "api"},
     "api": {"tensorflow", "engine", "streamlit", "ui"},
     "jupyter": {"tensorflow", "streamlit", "ui", "api", "runs", "sandbox"},
     "app.py": {"tensorflow", "engine"},
@@ -47,8 +51,7 @@ CONTRACT_LAZY_TF = {"seeded.py"}
 def _package(path: Path) -> str:
     if path == ROOT / "app.py":
         return "app.py"
-    return path.relative_to(PACKAGE).parts[0] if len(path.relative_to(PACKAGE).parts) > 1 \
-        else path.name
+    return path.relative_to(PACKAGE).parts[0] if len(path.relative_to(PACKAGE).parts) > 1 else path.name
 
 
 def _module(path: Path) -> list[str]:
@@ -72,7 +75,7 @@ def imports_of(source: str, package: list[str]) -> list[tuple[str, bool]]:
             nested = top and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
             if isinstance(child, ast.ImportFrom):
                 if child.level:
-                    base = package[:len(package) - child.level + 1]
+                    base = package[: len(package) - child.level + 1]
                     name = ".".join(base + ([child.module] if child.module else []))
                 else:
                     name = child.module or ""
@@ -103,19 +106,23 @@ FILES = sorted(PACKAGE.rglob("*.py")) + [ROOT / "app.py"]
 def test_each_module_imports_what_its_package_may(path):
     package = _package(path)
     if package.endswith(".py") and package != "app.py":
-        allowed = set(MAY_IMPORT)                     # playground/__main__.py, __init__.py
+        allowed = set(MAY_IMPORT)  # playground/__main__.py, __init__.py
     else:
         allowed = MAY_IMPORT[package] | {package}
     ours = set(MAY_IMPORT) - {"app.py"}
     for target, at_load in imports(path):
         if target in ours or target == "playground":
-            assert target in allowed or target == "playground" and package == "sandbox", \
+            assert target in allowed or target == "playground" and package == "sandbox", (
                 f"{path.relative_to(ROOT)} imports {target}, which {package} may not"
+            )
             if at_load and target in LAZY_ONLY.get(package, set()):
-                pytest.fail(f"{path.relative_to(ROOT)} imports {target} when it loads: "
-                            f"{package} may import it only inside a function")
-        assert target not in NEVER.get(package, set()), \
+                pytest.fail(
+                    f"{path.relative_to(ROOT)} imports {target} when it loads: "
+                    f"{package} may import it only inside a function"
+                )
+        assert target not in NEVER.get(package, set()), (
             f"{path.relative_to(ROOT)} imports {target}: {package} never may"
+        )
         if package == "contract" and target == "tensorflow":
             assert path.name in CONTRACT_LAZY_TF and not at_load, path
 
@@ -128,8 +135,7 @@ def test_the_rules_cover_every_package():
 def test_the_reader_sees_each_kind_of_import():
     """The reader is not blind: a UI module importing TF and the engine at load, and Streamlit
     inside a function, are each seen for what they are."""
-    source = ("import tensorflow as tf\nfrom ..engine import analyze\n"
-              "def later():\n    import streamlit\n")
+    source = "import tensorflow as tf\nfrom ..engine import analyze\ndef later():\n    import streamlit\n"
     found = imports_of(source, ["playground", "ui"])
     assert ("tensorflow", True) in found and ("engine", True) in found
     assert ("streamlit", False) in found
@@ -138,5 +144,6 @@ def test_the_reader_sees_each_kind_of_import():
 def test_the_slow_tier_names_real_test_modules():
     """A typo in conftest.SLOW would put a slow module into the fast tier unnoticed."""
     from conftest import SLOW
+
     modules = {p.stem for p in (ROOT / "tests").rglob("test_*.py")}
     assert SLOW <= modules, SLOW - modules

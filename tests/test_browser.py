@@ -1,4 +1,5 @@
 """Real-browser tests: Debian's Chromium, driven by Playwright, on a real `streamlit run`."""
+
 from __future__ import annotations
 
 import os
@@ -7,15 +8,26 @@ import re
 import time
 
 import pytest
-
-from browser_support import (CHROMIUM, EDITOR, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
-                             open_options, open_panel, run_and_wait, traces_value, wait_idle)
-from browser_support import page, server  # noqa: F401 - fixtures
+from browser_support import (  # noqa: F401 - fixtures
+    CHROMIUM,
+    EDITOR,
+    IDLE,
+    RUN_TIMEOUT_MS,
+    SHOTS,
+    chromium_page,
+    open_options,
+    open_panel,
+    page,
+    run_and_wait,
+    server,
+    traces_value,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
-expect.set_options(timeout=20_000)   # the shared 2-core machine draws charts slowly under load
+expect.set_options(timeout=20_000)  # the shared 2-core machine draws charts slowly under load
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -55,7 +67,7 @@ def close_tooltip(page) -> None:
 
 def type_code(page, text: str) -> None:
     """Replaces the editor's text as a person would: click in it, select all, type (paste-like)."""
-    close_tooltip(page)       # it would take the click
+    close_tooltip(page)  # it would take the click
     editor(page).locator(".ace_content").click()
     page.keyboard.press("Control+A")
     page.keyboard.insert_text(text)
@@ -94,7 +106,7 @@ def test_retracing_example_runs_and_renders_charts(page, server) -> None:
     open_tab(page, "Traces")
     page.set_viewport_size({"width": 1500, "height": 1300})
     page.screenshot(path=str(SHOTS / "readme.png"))
-    if os.environ.get("PLAYGROUND_UPDATE_SCREENSHOT"):   # refresh the README's picture on demand
+    if os.environ.get("PLAYGROUND_UPDATE_SCREENSHOT"):  # refresh the README's picture on demand
         page.screenshot(path=str(ROOT / "docs" / "screenshot.png"))
 
 
@@ -105,7 +117,9 @@ def test_type_new_function_and_plan(page, server) -> None:
     type_code(page, NEW_SOURCE)
     leave_editor(page)
     expect(page.locator(".st-key-function").get_by_role("combobox")).to_have_value(re.compile("^scale"))
-    page.locator(".st-key-calls textarea").fill("float32[4], factor=2\nfloat32[4], factor=3\nfloat32[4], factor=3")
+    page.locator(".st-key-calls textarea").fill(
+        "float32[4], factor=2\nfloat32[4], factor=3\nfloat32[4], factor=3"
+    )
     page.locator(".st-key-calls textarea").press("Control+Enter")
     wait_idle(page)
     # Ctrl+Enter in the editor runs the code.
@@ -113,7 +127,7 @@ def test_type_new_function_and_plan(page, server) -> None:
     page.keyboard.press("Control+Enter")
     expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
     wait_idle(page)
-    assert traces_value(page) == "2"        # factor 2 -> 3 retraces, the repeat reuses
+    assert traces_value(page) == "2"  # factor 2 -> 3 retraces, the repeat reuses
     open_tab(page, "Traces")
     expect(page.get_by_test_id("stPlotlyChart").first.locator(".main-svg").first).to_be_visible()
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
@@ -152,7 +166,7 @@ def test_timing_and_problems_tabs(page, server) -> None:
     expect(page.get_by_test_id("stMetric").filter(has_text="Graph speedup vs eager")).to_be_visible()
     sweep = charts.filter(has_text="Time per call vs x dim 0").first
     expect(sweep.locator(".main-svg").first).to_be_visible()
-    expect(sweep).to_contain_text("3 traces")   # each size retraced the one graph instance
+    expect(sweep).to_contain_text("3 traces")  # each size retraced the one graph instance
     page.screenshot(path=str(SHOTS / "timing.png"), full_page=True)
 
     type_code(page, BROKEN)
@@ -201,7 +215,8 @@ def test_ctrl_enter_runs_and_the_gutter_marks_error_lines(page, server) -> None:
     hostile = '<img src=x onerror="window.__marked = 1">ValueError'
     editor(page).locator(".ace_editor").evaluate(
         "(el, text) => el.env.editor.session.setAnnotations([{row: 4, column: 0, type: 'error', text}])",
-        hostile)
+        hostile,
+    )
     close_tooltip(page)
     gutter_marks(page).hover()
     expect(editor(page).locator(".ace_tooltip:visible")).to_contain_text(hostile)
@@ -231,7 +246,7 @@ def test_editor_loads_with_everything_off_localhost_blocked(page, server) -> Non
     editor(page).locator(".ace_content").click()
     page.keyboard.press("Control+Enter")
     expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    assert blocked == [], blocked     # Ace and its font come from this server
+    assert blocked == [], blocked  # Ace and its font come from this server
     # Ace's keys that load an extension on first use find it here too: Ctrl+F, its search box.
     editor(page).locator(".ace_content").click()
     page.keyboard.press("Control+F")
@@ -243,8 +258,9 @@ def test_an_editor_that_cannot_load_in_the_browser_says_so(page, server) -> None
     page.route("**/editor/ace-*/ace.js", lambda route: route.abort())
     page.goto(f"{server}/?example=retracing")
     box = page.locator(".st-key-source_box")
-    expect(box).to_contain_text("The code editor could not load. Switch on the Plain text box below.",
-                                timeout=RUN_TIMEOUT_MS)
+    expect(box).to_contain_text(
+        "The code editor could not load. Switch on the Plain text box below.", timeout=RUN_TIMEOUT_MS
+    )
     page.locator(".st-key-plain_editor label").click()
     expect(page.locator(".st-key-source textarea")).to_have_value(re.compile(r"def process\(x\)"))
 
@@ -264,14 +280,19 @@ def test_plain_text_box_toggle_keeps_the_code(page, server) -> None:
 
 def test_open_a_notebook_into_the_editor_and_download_the_run_as_one(page, server, tmp_path) -> None:
     import json
-    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": src}
-             for src in ("!pip install tensorflow\nimport tensorflow as tf",
-                         "@tf.function\ndef twice(x):\n    return x * 2")]
+
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": src}
+        for src in (
+            "!pip install tensorflow\nimport tensorflow as tf",
+            "@tf.function\ndef twice(x):\n    return x * 2",
+        )
+    ]
     path = tmp_path / "demo.ipynb"
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     page.goto(f"{server}/?example=retracing")
     wait_idle(page)
-    open_panel(page, "open_panel")   # the file opener is folded until asked for
+    open_panel(page, "open_panel")  # the file opener is folded until asked for
     page.locator(".st-key-open_file input[type=file]").set_input_files(str(path))
     expect(page.get_by_text(re.compile(r"Opened demo\.ipynb"))).to_be_visible()
     expect(page.get_by_text("!pip install tensorflow")).to_be_visible()
@@ -295,11 +316,23 @@ def test_run_is_on_the_first_screen_and_the_code_gets_the_pages_width(server) ->
     """At 1400x900: Run without scrolling, the source pane of the code view shows an
     80-character line unclipped, and a Run keeps the editor (its element is not re-created)."""
     from playground.contract import share_link
+
     assert len(LONG_LINE) == 80
     source = f"import tensorflow as tf\n\n@tf.function\ndef wide(x):\n{LONG_LINE}\n"
-    link = share_link.url(server + "/", share_link.input_params(
-        source=source, function="wide", calls="float32[3]", signature="", sweep="",
-        reduce_retracing=False, jit_compile=False, timing=False, timing_budget_s=2.0))
+    link = share_link.url(
+        server + "/",
+        share_link.input_params(
+            source=source,
+            function="wide",
+            calls="float32[3]",
+            signature="",
+            sweep="",
+            reduce_retracing=False,
+            jit_compile=False,
+            timing=False,
+            timing_budget_s=2.0,
+        ),
+    )
     with chromium_page(1400, 900) as page:
         page.goto(link)
         wait_idle(page)
@@ -320,6 +353,7 @@ def test_run_is_on_the_first_screen_and_the_code_gets_the_pages_width(server) ->
 def widget_keys(payloads: list) -> set[str]:
     """The user keys of the widgets that these websocket frames (ForwardMsgs) draw."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
     found = set()
     for payload in payloads:
         if not isinstance(payload, bytes):
@@ -339,19 +373,20 @@ def test_a_run_redraws_its_fragment_only_and_hands_the_editor_its_marks(page, se
     """Pressing Run reruns the Run-and-results fragment: the inputs are not sent again, the
     editor (outside it) still gets the run's gutter marks, and the code view follows the tabs."""
     from playground.ui import keys
+
     frames: list = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(payload)))
     page.goto(f"{server}/?example=retracing")
     wait_idle(page)
-    assert {keys.CALLS, keys.EXAMPLE, keys.RUN} <= widget_keys(frames)   # a page run draws all
+    assert {keys.CALLS, keys.EXAMPLE, keys.RUN} <= widget_keys(frames)  # a page run draws all
     type_code(page, BROKEN)
-    leave_editor(page)   # the page reruns with the new text; Run below is the fragment's alone
+    leave_editor(page)  # the page reruns with the new text; Run below is the fragment's alone
     frames.clear()
     run_and_wait(page)
     drawn = widget_keys(frames)
-    assert {keys.RUN, keys.DOWNLOAD_NOTEBOOK} <= drawn, drawn   # the fragment: Run and results
+    assert {keys.RUN, keys.DOWNLOAD_NOTEBOOK} <= drawn, drawn  # the fragment: Run and results
     assert not drawn & {keys.CALLS, keys.EXAMPLE, keys.FUNCTION, keys.OPEN_FILE}, drawn
-    expect(gutter_marks(page)).to_have_text("5")   # handed over by the fragment, not a redraw
+    expect(gutter_marks(page)).to_have_text("5")  # handed over by the fragment, not a redraw
     gutter_marks(page).hover()
     expect(editor(page).locator(".ace_tooltip")).to_contain_text("AttributeError")
     # An edit drops the report's marks (the component's own marks are [] before and after it, so
@@ -366,7 +401,7 @@ def test_a_run_redraws_its_fragment_only_and_hands_the_editor_its_marks(page, se
     expect(page.locator(".lm-wide")).to_have_count(1)
     open_tab(page, "Traces")
     wait_idle(page)
-    expect(page.locator(".lm-wide")).to_have_count(0)   # the page-wide slot empties with its tab
+    expect(page.locator(".lm-wide")).to_have_count(0)  # the page-wide slot empties with its tab
     open_tab(page, "Converted code")
     wait_idle(page)
     expect(page.locator(".lm-wide")).to_have_count(1)

@@ -1,20 +1,18 @@
 """Compare mode in a real browser: Debian's Chromium on a real `streamlit run`, both sides run in
 the sandbox pool (tests/browser_support.py)."""
+
 from __future__ import annotations
 
 import os
 import re
 
 import pytest
-
-from browser_support import CHROMIUM, SHOTS, open_options, run_and_wait, wait_idle
-from browser_support import page, server  # noqa: F401 - fixtures
+from browser_support import CHROMIUM, SHOTS, open_options, page, run_and_wait, server, wait_idle  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)
-
 
 
 def metric_values(page, label: str):
@@ -31,7 +29,7 @@ def test_compare_reduce_retracing_side_by_side(page, server) -> None:
     wait_idle(page)
     run_and_wait(page)
     # TF 2.21: shapes [1]..[4] trace 4 times, and twice with reduce_retracing (DESIGN.md).
-    expect(metric_values(page, "Traces")).to_have_text(["4", "2"])   # retried until drawn
+    expect(metric_values(page, "Traces")).to_have_text(["4", "2"])  # retried until drawn
     expect(page.get_by_text(re.compile(r"compare reduce_retracing"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"difference\(s\) between the sides"))).to_be_visible()
     chart = page.get_by_test_id("stPlotlyChart").first

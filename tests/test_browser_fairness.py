@@ -2,6 +2,7 @@
 one client cannot run at once, another client is not held back, and a client header counts
 only when the operator configured it. Client addresses are header values from the
 documentation range 203.0.113.0/24; no traffic goes there."""
+
 from __future__ import annotations
 
 import os
@@ -9,7 +10,6 @@ import re
 from urllib.parse import urlencode
 
 import pytest
-
 from browser_support import CHROMIUM, launch, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
@@ -17,7 +17,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 expect = sync_api.expect
 
 TIMEOUT_MS = 120_000
-SLOW = '''import time
+SLOW = """import time
 import tensorflow as tf
 
 
@@ -25,15 +25,15 @@ import tensorflow as tf
 def slow(x):
     time.sleep(8)   # while tracing: the run holds its worker for 8 s, longer than a slow click
     return x + 1
-'''
+"""
 WAITING_FOR_OWN = re.compile("Waiting for your other run")
 RUNNING = re.compile(r"^Running")
 
 
 def slow_url(server: str) -> str:
     from playground.ui import keys, state
-    params = state.params_from_values({keys.SOURCE: SLOW, keys.FUNCTION: "slow",
-                                       keys.CALLS: "float32[2]"})
+
+    params = state.params_from_values({keys.SOURCE: SLOW, keys.FUNCTION: "slow", keys.CALLS: "float32[2]"})
     return f"{server}/?{urlencode(params)}"
 
 
@@ -46,15 +46,17 @@ def server_with(monkeypatch):
             monkeypatch.delenv("PLAYGROUND_CLIENT_IP_HEADER", raising=False)
         monkeypatch.delenv("PLAYGROUND_UI_BROWSER_EXECUTOR", raising=False)
         return streamlit_server("ui_support:real_or_subprocess")
+
     return start
 
 
 def open_as(browser, url: str, address: str):
-    context = browser.new_context(viewport={"width": 1400, "height": 1400},
-                                  extra_http_headers={"X-Forwarded-For": address})
+    context = browser.new_context(
+        viewport={"width": 1400, "height": 1400}, extra_http_headers={"X-Forwarded-For": address}
+    )
     page = context.new_page()
     page.goto(url)
-    wait_idle(page)         # the code editor too: a page still laying it out delays a click
+    wait_idle(page)  # the code editor too: a page still laying it out delays a click
     return page
 
 
@@ -67,8 +69,7 @@ def result_of(page):
 
 
 def test_two_tabs_of_one_client_take_turns_while_another_client_runs(server_with):
-    with server_with("X-Forwarded-For") as (server, _process), \
-            sync_api.sync_playwright() as p:
+    with server_with("X-Forwarded-For") as (server, _process), sync_api.sync_playwright() as p:
         browser = launch(p)
         url = slow_url(server)
         first, second = open_as(browser, url, "203.0.113.10"), open_as(browser, url, "203.0.113.10")
@@ -78,7 +79,7 @@ def test_two_tabs_of_one_client_take_turns_while_another_client_runs(server_with
         click_run(second)
         expect(second.get_by_text(WAITING_FOR_OWN)).to_be_visible(timeout=TIMEOUT_MS)
         click_run(other)
-        expect(result_of(other)).to_be_visible(timeout=TIMEOUT_MS)   # not held back by 203.0.113.10
+        expect(result_of(other)).to_be_visible(timeout=TIMEOUT_MS)  # not held back by 203.0.113.10
         expect(result_of(first)).to_be_visible(timeout=TIMEOUT_MS)
         expect(result_of(second)).to_be_visible(timeout=TIMEOUT_MS)  # then its turn came
         browser.close()

@@ -1,6 +1,7 @@
 """The Chinese page in a real browser (Chromium via Playwright, a real `streamlit run` and sandbox):
 labels, the Run button, a pitfall and a chart title in Chinese; the toggle keeps code and results;
 the browser's Accept-Language chooses the language when the URL does not."""
+
 from __future__ import annotations
 
 import os
@@ -8,15 +9,21 @@ import re
 import time
 
 import pytest
+from browser_support import (
+    CHROMIUM,
+    EDITOR,
+    RUN_TIMEOUT_MS,
+    launch,
+    server,  # noqa: F401 - fixtures
+    wait_idle,
+)
 
-from browser_support import CHROMIUM, EDITOR, RUN_TIMEOUT_MS, launch, wait_idle
-from browser_support import server  # noqa: F401 - fixtures
 from playground import gallery
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
-expect.set_options(timeout=20_000)   # the shared 2-core machine draws charts slowly under load
+expect.set_options(timeout=20_000)  # the shared 2-core machine draws charts slowly under load
 
 
 @pytest.fixture
@@ -28,8 +35,7 @@ def browser(server):
 
 
 def editor_text(page) -> str:
-    return page.locator(EDITOR).locator(".ace_editor").evaluate(
-        "el => el.env.editor.getValue()")
+    return page.locator(EDITOR).locator(".ace_editor").evaluate("el => el.env.editor.getValue()")
 
 
 def expect_editor_text(page, pattern: str) -> None:
@@ -65,13 +71,13 @@ def test_chinese_page_runs_and_switching_keeps_code_and_results(browser, server)
     page.locator(EDITOR).locator(".ace_content").click()
     page.keyboard.press("Control+End")
     page.keyboard.insert_text("\n# kept across the switch\n")
-    page.get_by_role("heading", name="tf.function 演练场").click()   # blur: the editor hands its text over
+    page.get_by_role("heading", name="tf.function 演练场").click()  # blur: the editor hands its text over
     wait_idle(page)
     page.locator(".st-key-language").get_by_text("English", exact=True).click()
     wait_idle(page)
     expect(page.get_by_role("heading", name="tf.function playground")).to_be_visible()
     expect(run).to_have_text("Run")
-    expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible()   # same result
+    expect(page.get_by_text(re.compile(r"^Run 1 · TensorFlow"))).to_be_visible()  # same result
     expect(page.get_by_role("tab", name="Traces", selected=True)).to_be_visible()
     expect(chart.locator(".gtitle")).to_have_text("Cumulative tracing count (red: this call traced)")
     expect_editor_text(page, "# kept across the switch")
@@ -80,12 +86,12 @@ def test_chinese_page_runs_and_switching_keeps_code_and_results(browser, server)
 
 
 def test_accept_language_chooses_chinese_without_lang_in_the_url(browser, server) -> None:
-    context = browser.new_context(locale="zh-CN")   # Chromium sends Accept-Language: zh-CN
+    context = browser.new_context(locale="zh-CN")  # Chromium sends Accept-Language: zh-CN
     page = context.new_page()
     page.goto(server)
     wait_idle(page)
     expect(page.get_by_role("heading", name="tf.function 演练场")).to_be_visible()
     expect(page.locator(".st-key-run button")).to_have_text("运行")
     title = gallery.BY_SLUG["retracing"].title
-    expect(page.get_by_text(title)).to_have_count(0)   # the example's title is Chinese too
+    expect(page.get_by_text(title)).to_have_count(0)  # the example's title is Chinese too
     context.close()

@@ -1,16 +1,24 @@
 """Presenter mode in a real browser (Debian's Chromium, Playwright) on a real `streamlit run` and
 the real sandbox pool: the keys a presenter clicker sends step through the gallery in the
 article's order, and each step shows that example's live result and the article's claim."""
+
 from __future__ import annotations
 
 import os
 import re
 
 import pytest
+from browser_support import (
+    CHROMIUM,
+    EDITOR,
+    IDLE,
+    RUN_TIMEOUT_MS,
+    SHOTS,
+    chromium_page,
+    server,  # noqa: F401 - fixtures
+    traces_value,
+)
 
-from browser_support import (CHROMIUM, EDITOR, IDLE, RUN_TIMEOUT_MS, SHOTS, chromium_page,
-                             traces_value)
-from browser_support import server  # noqa: F401 - fixtures
 from playground import gallery
 from playground.gallery import article
 from playground.ui import keys
@@ -18,9 +26,9 @@ from playground.ui import keys
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
-expect.set_options(timeout=20_000)   # the shared 2-core machine draws slowly under load
+expect.set_options(timeout=20_000)  # the shared 2-core machine draws slowly under load
 
-START = "autograph-control-flow"   # its next three mix traces, errors and contradicted claims
+START = "autograph-control-flow"  # its next three mix traces, errors and contradicted claims
 HEADER = ".st-key-presenter_header"
 
 
@@ -33,8 +41,7 @@ def page(server):
 def wait_for_run(page, number: int) -> None:
     """The result captioned "Run <number>" is drawn and the script has finished. (browser_support's
     wait_idle waits for the editor, which presenter mode keeps in a collapsed panel.)"""
-    expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(
-        timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
 
 
@@ -64,8 +71,7 @@ def expect_shows(page, slug: str) -> None:
 
 def test_clicker_keys_step_through_three_examples_in_the_articles_order(page, server) -> None:
     page.goto(f"{server}/?example={START}&present=1")
-    expect(page.locator(HEADER)).to_contain_text(gallery.BY_SLUG[START].article_claim,
-                                                 timeout=RUN_TIMEOUT_MS)
+    expect(page.locator(HEADER)).to_contain_text(gallery.BY_SLUG[START].article_claim, timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
     slug = START
     for number, key in enumerate(["ArrowRight", "PageDown", "ArrowRight"], 1):
@@ -87,7 +93,7 @@ def test_keys_typed_into_a_field_stay_there(page, server) -> None:
     page.goto(f"{server}/?example={START}&present=1")
     page.wait_for_selector(f"{HEADER}", timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
-    keys_ready(page)        # else a field's keys would stay there trivially
+    keys_ready(page)  # else a field's keys would stay there trivially
     # The inputs panel opens on a click and holds the working code editor.
     page.get_by_text("Inputs: the code editor", exact=False).click()
     editor = page.locator(EDITOR)
@@ -97,7 +103,9 @@ def test_keys_typed_into_a_field_stay_there(page, server) -> None:
     for key in ("ArrowRight", "PageDown"):
         handled = calls.evaluate(
             "(el, key) => { const e = new KeyboardEvent('keydown', {key, bubbles: true, "
-            "cancelable: true}); el.dispatchEvent(e); return e.defaultPrevented; }", key)
+            "cancelable: true}); el.dispatchEvent(e); return e.defaultPrevented; }",
+            key,
+        )
         assert handled is False, key
     # Off the field, the same event is the presenter's: it steps (and runs) the next example.
     page.locator(HEADER).click()

@@ -1,4 +1,5 @@
 """The CLI contract outside tests rely on: flags, exit status, JSON fields and the text summary."""
+
 from __future__ import annotations
 
 import json
@@ -9,16 +10,32 @@ import pytest
 
 from tests.conftest import ROOT
 
-PROCESS = ("import tensorflow as tf\n\n@tf.function\ndef process(x):\n"
-           "    print('Tracing! x.shape =', x.shape)\n    return x * 2\n")
+PROCESS = (
+    "import tensorflow as tf\n\n@tf.function\ndef process(x):\n"
+    "    print('Tracing! x.shape =', x.shape)\n    return x * 2\n"
+)
 REQUIRED = {"tensorflow_version", "device", "status", "error", "stdout", "warnings", "functions"}
-FUNCTION_FIELDS = {"name", "tracing_count", "calls", "concrete_signatures", "converted_code",
-                   "graph", "hlo", "timing"}
+FUNCTION_FIELDS = {
+    "name",
+    "tracing_count",
+    "calls",
+    "concrete_signatures",
+    "converted_code",
+    "graph",
+    "hlo",
+    "timing",
+}
 
 
 def cli(*args, stdin=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "playground", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "playground", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture
@@ -28,12 +45,15 @@ def process_py(tmp_path):
     return str(path)
 
 
-@pytest.mark.parametrize("flags, named", [
-    (["--call", "flaot32[3]"], "unknown dtype 'flaot32' in 'flaot32[3]' (did you mean float32?)"),
-    (["--call", "float32[3,x]"], "malformed dim 'x' in 'float32[3,x]'"),
-    (["--signature", "float32[None"], "unclosed bracket"),
-    (["--call", "float32[100000,100000]"], "over the cap"),
-])
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--call", "flaot32[3]"], "unknown dtype 'flaot32' in 'flaot32[3]' (did you mean float32?)"),
+        (["--call", "float32[3,x]"], "malformed dim 'x' in 'float32[3,x]'"),
+        (["--signature", "float32[None"], "unclosed bracket"),
+        (["--call", "float32[100000,100000]"], "over the cap"),
+    ],
+)
 def test_bad_specs_exit_2_with_one_line_naming_the_text(process_py, flags, named):
     result = cli("analyze", process_py, "--function", "process", *flags)
     assert result.returncode == 2
@@ -48,8 +68,20 @@ def test_unknown_flag_and_missing_file_exit_2(tmp_path):
 
 
 def test_json_report_has_the_fixed_fields(process_py):
-    result = cli("analyze", process_py, "--function", "process", "--call", "float32[3]",
-                 "--call", "float32[3]", "--call", "float32[2]", "--json", "--in-process")
+    result = cli(
+        "analyze",
+        process_py,
+        "--function",
+        "process",
+        "--call",
+        "float32[3]",
+        "--call",
+        "float32[3]",
+        "--call",
+        "float32[2]",
+        "--json",
+        "--in-process",
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert REQUIRED <= report.keys()
@@ -64,8 +96,9 @@ def test_json_report_has_the_fixed_fields(process_py):
 
 
 def test_user_error_exits_1_and_reports_the_line(process_py):
-    result = cli("analyze", process_py, "--function", "process", "--call", "float32[3], 2",
-                 "--json", "--in-process")
+    result = cli(
+        "analyze", process_py, "--function", "process", "--call", "float32[3], 2", "--json", "--in-process"
+    )
     assert result.returncode == 1
     call = json.loads(result.stdout)["functions"][0]["calls"][0]
     assert call["error"]["type"] == "TypeError" and "does not fit process(x)" in call["error"]["message"]
@@ -99,12 +132,20 @@ def test_default_path_runs_in_the_sandbox(process_py):
     assert report["functions"][0]["tracing_count"] == 1
 
 
-@pytest.mark.parametrize("data, named", [
-    (b"def f(x):\n    return x\x00\n", "null byte on line 2"),
-    (b"\xff\xfe def f(x): pass\n", "not UTF-8 text (byte 0)"),
-])
+@pytest.mark.parametrize(
+    "data, named",
+    [
+        (b"def f(x):\n    return x\x00\n", "null byte on line 2"),
+        (b"\xff\xfe def f(x): pass\n", "not UTF-8 text (byte 0)"),
+    ],
+)
 def test_source_that_is_not_text_exits_2_naming_it(data, named):
-    result = subprocess.run([sys.executable, "-m", "playground", "analyze", "-", "--function", "f"],
-                            cwd=ROOT, input=data, capture_output=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "playground", "analyze", "-", "--function", "f"],
+        cwd=ROOT,
+        input=data,
+        capture_output=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert named in result.stderr.decode() and b"Traceback" not in result.stderr

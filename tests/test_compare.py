@@ -1,50 +1,58 @@
 """Compare mode's data side: spec parsing, side b's Job, and differences of real sandboxed runs."""
+
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
-
-from playground import gallery
-from playground.reports import compare
-from playground.reports.compare import CompareSpec
-from playground.contract.errors import SpecError
-from playground.contract.job import Job
-
 from sandbox_support import pool  # noqa: F401 - fixture: a warm sandbox pool per module
 
-MANY_SHAPES = gallery.BY_SLUG["many-shapes"]        # total(x), shapes [1] to [4]
-LABEL = ("import tensorflow as tf\n\n@tf.function\ndef label(x):\n"
-         "    return tf.strings.reduce_join(tf.strings.as_string(x), separator=',')\n")
+from playground import gallery
+from playground.contract.errors import SpecError
+from playground.contract.job import Job
+from playground.reports import compare
+from playground.reports.compare import CompareSpec
+
+MANY_SHAPES = gallery.BY_SLUG["many-shapes"]  # total(x), shapes [1] to [4]
+LABEL = (
+    "import tensorflow as tf\n\n@tf.function\ndef label(x):\n"
+    "    return tf.strings.reduce_join(tf.strings.as_string(x), separator=',')\n"
+)
 
 
-@pytest.mark.parametrize("text, spec", [
-    ("tf=2.15.1", CompareSpec("tf", "2.15.1")),
-    ("tf=default", CompareSpec("tf", "")),
-    (" tf = 2.18 ", CompareSpec("tf", "2.18")),
-    ("reduce_retracing", CompareSpec("reduce_retracing", None)),
-    ("experimental_relax_shapes", CompareSpec("reduce_retracing", None)),
-    ("reduce_retracing=off", CompareSpec("reduce_retracing", False)),
-    ("jit_compile", CompareSpec("jit_compile", None)),
-    ("jit_compile=On", CompareSpec("jit_compile", True)),
-    ("signature=float32[None]", CompareSpec("signature", "float32[None]")),
-    ("signature=float32[?, 3],int32[]", CompareSpec("signature", "float32[None,3], int32[]")),
-    ("signature=", CompareSpec("signature", "")),
-])
+@pytest.mark.parametrize(
+    "text, spec",
+    [
+        ("tf=2.15.1", CompareSpec("tf", "2.15.1")),
+        ("tf=default", CompareSpec("tf", "")),
+        (" tf = 2.18 ", CompareSpec("tf", "2.18")),
+        ("reduce_retracing", CompareSpec("reduce_retracing", None)),
+        ("experimental_relax_shapes", CompareSpec("reduce_retracing", None)),
+        ("reduce_retracing=off", CompareSpec("reduce_retracing", False)),
+        ("jit_compile", CompareSpec("jit_compile", None)),
+        ("jit_compile=On", CompareSpec("jit_compile", True)),
+        ("signature=float32[None]", CompareSpec("signature", "float32[None]")),
+        ("signature=float32[?, 3],int32[]", CompareSpec("signature", "float32[None,3], int32[]")),
+        ("signature=", CompareSpec("signature", "")),
+    ],
+)
 def test_accepted_specs(text, spec):
     assert compare.parse(text) == spec
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("reduce", "unknown option 'reduce'"),
-    ("", "unknown option ''"),
-    ("tf=", "'' is not a TensorFlow version"),
-    ("tf=latest", "'latest' is not a TensorFlow version"),
-    ("jit_compile=maybe", "jit_compile takes on or off, got 'maybe'"),
-    ("signature", "the signature is missing"),
-    ("signature=float32[None", "unclosed bracket"),
-    ("signature=flaot32[None]", "did you mean float32?"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("reduce", "unknown option 'reduce'"),
+        ("", "unknown option ''"),
+        ("tf=", "'' is not a TensorFlow version"),
+        ("tf=latest", "'latest' is not a TensorFlow version"),
+        ("jit_compile=maybe", "jit_compile takes on or off, got 'maybe'"),
+        ("signature", "the signature is missing"),
+        ("signature=float32[None", "unclosed bracket"),
+        ("signature=flaot32[None]", "did you mean float32?"),
+    ],
+)
 def test_malformed_specs_name_the_problem_and_the_accepted_forms(text, problem):
     with pytest.raises(SpecError) as raised:
         compare.parse(text)
@@ -55,8 +63,9 @@ def test_malformed_specs_name_the_problem_and_the_accepted_forms(text, problem):
 
 def test_side_b_changes_one_thing():
     job = MANY_SHAPES.job()
-    assert compare.side_b(job, compare.parse("reduce_retracing")) == \
-        dataclasses.replace(job, reduce_retracing=True)
+    assert compare.side_b(job, compare.parse("reduce_retracing")) == dataclasses.replace(
+        job, reduce_retracing=True
+    )
     flipped_back = dataclasses.replace(job, jit_compile=True)
     assert compare.side_b(flipped_back, compare.parse("jit_compile")).jit_compile is False
     assert compare.side_b(job, compare.parse("tf=2.15.1")).tf_version == "2.15.1"
@@ -67,14 +76,17 @@ def test_side_b_changes_one_thing():
     assert compare.side_b(with_signature, compare.parse("signature=")).signature is None
 
 
-@pytest.mark.parametrize("job_change, text", [
-    ({}, "reduce_retracing=off"),
-    ({"jit_compile": True}, "jit_compile=on"),
-    ({}, "signature="),
-    ({}, "tf=default"),
-    ({"tf_version": "2.15.1"}, "tf=2.15.1"),
-    ({"signature": "float32[None]"}, "signature=float32[None]"),
-])
+@pytest.mark.parametrize(
+    "job_change, text",
+    [
+        ({}, "reduce_retracing=off"),
+        ({"jit_compile": True}, "jit_compile=on"),
+        ({}, "signature="),
+        ({}, "tf=default"),
+        ({"tf_version": "2.15.1"}, "tf=2.15.1"),
+        ({"signature": "float32[None]"}, "signature=float32[None]"),
+    ],
+)
 def test_side_b_equal_to_side_a_is_refused(job_change, text):
     job = dataclasses.replace(MANY_SHAPES.job(), **job_change)
     with pytest.raises(SpecError, match="both sides would be the same"):
@@ -98,8 +110,10 @@ def test_reduce_retracing_differences_on_a_real_run(pool):
     assert (c.a.tracing_count, c.b.tracing_count) == (4, 2)
     by_kind = {(d.kind, d.call): d for d in c.differences}
     assert (by_kind[("tracing_count", None)].a, by_kind[("tracing_count", None)].b) == (4, 2)
-    assert [(d.call, d.a, d.b) for d in c.differences if d.kind == "retraced"] == \
-        [(2, True, False), (3, True, False)]
+    assert [(d.call, d.a, d.b) for d in c.differences if d.kind == "retraced"] == [
+        (2, True, False),
+        (3, True, False),
+    ]
     # Call 1 traced on both sides; only reduce_retracing's reason says it generalised.
     reason = by_kind[("reason", 1)]
     assert reason.function == "total" and "None" in reason.b and "None" not in reason.a
@@ -147,6 +161,8 @@ def test_run_sides_one_after_the_other_keeps_the_order():
     def submit(job):
         seen.append(job.reduce_retracing)
         return job.reduce_retracing
-    assert compare.run_sides(submit, Job(source="a"), Job(source="b", reduce_retracing=True),
-                             concurrent=False) == (False, True)
+
+    assert compare.run_sides(
+        submit, Job(source="a"), Job(source="b", reduce_retracing=True), concurrent=False
+    ) == (False, True)
     assert seen == [False, True]

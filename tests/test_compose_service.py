@@ -1,14 +1,14 @@
 """tests/compose_service.py: docker-compose.yml read as `docker run` options, and refusing what it
 cannot translate (so the container tests cannot silently drift from the file)."""
+
 from __future__ import annotations
 
 import pathlib
 import shlex
 
+import compose_service
 import pytest
 import yaml
-
-import compose_service
 from compose_service import UntranslatedKey, interpolate, load, load_all, start_order
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -38,15 +38,20 @@ def test_an_option_it_cannot_translate_fails_loudly(tmp_path) -> None:
     with pytest.raises(UntranslatedKey, match=r"services\.app\.network_mode"):
         load(write(tmp_path, {"network_mode": "host"}), environ={})
     with pytest.raises(UntranslatedKey, match="healthcheck.start_interval"):
-        load(write(tmp_path, {"healthcheck": {"test": ["CMD", "true"], "start_interval": "1s"}}),
-             environ={})
+        load(write(tmp_path, {"healthcheck": {"test": ["CMD", "true"], "start_interval": "1s"}}), environ={})
 
 
 def test_ports_keep_the_files_address_and_take_the_chosen_host_port(tmp_path) -> None:
     path = write(tmp_path, {"ports": ["127.0.0.1:8501:8501", "9000:90/udp", "70"]})
     service = load(path, environ={}, publish=lambda port: port + 1)
-    assert service.run_argv() == ["--publish", "127.0.0.1:8502:8501", "--publish", "91:90/udp",
-                                  "--publish", "71:70"]
+    assert service.run_argv() == [
+        "--publish",
+        "127.0.0.1:8502:8501",
+        "--publish",
+        "91:90/udp",
+        "--publish",
+        "71:70",
+    ]
     assert service.ports == (8501, 90, 70)
     assert load(path, environ={}).run_argv()[1] == "127.0.0.1:8501:8501"
 
@@ -54,8 +59,12 @@ def test_ports_keep_the_files_address_and_take_the_chosen_host_port(tmp_path) ->
 def test_seccomp_profile_is_found_next_to_the_file(tmp_path) -> None:
     path = write(tmp_path, {"security_opt": ["seccomp=deploy/p.json", "no-new-privileges:true"]})
     argv = load(path, environ={}).run_argv()
-    assert argv == ["--security-opt", f"seccomp={tmp_path / 'deploy' / 'p.json'}",
-                    "--security-opt", "no-new-privileges:true"]
+    assert argv == [
+        "--security-opt",
+        f"seccomp={tmp_path / 'deploy' / 'p.json'}",
+        "--security-opt",
+        "no-new-privileges:true",
+    ]
 
 
 def test_exec_form_health_check_keeps_its_argv() -> None:
@@ -76,8 +85,10 @@ def test_every_key_of_the_real_file_becomes_options(tmp_path) -> None:
         run_keys = set(raw) - compose_service.BUILD_KEYS - ORDER_KEYS
         assert {"security_opt", "cap_drop", "read_only", "environment"} <= run_keys, name
         for key in run_keys:
-            fewer = load(write(tmp_path, {k: v for k, v in raw.items()
-                                         if k != key and k not in ORDER_KEYS}), environ={})
+            fewer = load(
+                write(tmp_path, {k: v for k, v in raw.items() if k != key and k not in ORDER_KEYS}),
+                environ={},
+            )
             assert len(fewer.run_argv()) < len(full), (name, key)
         assert service.image == raw["image"]
         assert service.build_args == (raw["build"].get("args") or {})
@@ -93,7 +104,7 @@ def test_the_app_is_reached_through_the_proxy_only() -> None:
     assert proxy.depends_on == ("playground",) and proxy.ports == (8443,)
     assert ("--env", "PROXY_UPSTREAM=playground:8501") in proxy.options
     assert ("--publish", "127.0.0.1:8443:8443") in proxy.options
-    for service in services.values():            # the hardening both have
+    for service in services.values():  # the hardening both have
         assert ("--read-only", None) in service.options
         assert ("--cap-drop", "ALL") in service.options
         assert ("--security-opt", "no-new-privileges:true") in service.options
@@ -103,8 +114,16 @@ def test_the_app_is_reached_through_the_proxy_only() -> None:
 def test_a_network_makes_each_service_reachable_by_its_name(tmp_path) -> None:
     path = write(tmp_path, {"expose": [80, "81/udp"]}, web={"depends_on": ["app"]})
     services = load_all(path, environ={})
-    assert services["app"].run_argv(network="n") == ["--network", "n", "--network-alias", "app",
-                                                      "--expose", "80", "--expose", "81/udp"]
+    assert services["app"].run_argv(network="n") == [
+        "--network",
+        "n",
+        "--network-alias",
+        "app",
+        "--expose",
+        "80",
+        "--expose",
+        "81/udp",
+    ]
     assert services["app"].expose == (80, 81)
     assert services["web"].run_argv() == [] and services["web"].depends_on == ("app",)
     assert start_order({k: services[k] for k in ("web", "app")}) == ["app", "web"]
@@ -120,20 +139,23 @@ def test_a_file_with_several_services_needs_a_name(tmp_path) -> None:
 
 
 def test_depends_on_only_as_an_order_and_volumes_only_short(tmp_path) -> None:
-    ok = {"depends_on": {"web": {"condition": "service_started"}},
-          "volumes": ["./tls:/etc/tls:ro", "data:/data"]}
+    ok = {
+        "depends_on": {"web": {"condition": "service_started"}},
+        "volumes": ["./tls:/etc/tls:ro", "data:/data"],
+    }
     service = load(write(tmp_path, ok, web={}), environ={}, name="app")
     assert service.depends_on == ("web",)
-    assert service.run_argv() == ["--volume", f"{tmp_path / 'tls'}:/etc/tls:ro",
-                                  "--volume", "data:/data"]
+    assert service.run_argv() == ["--volume", f"{tmp_path / 'tls'}:/etc/tls:ro", "--volume", "data:/data"]
     with pytest.raises(UntranslatedKey, match="only service_started"):
-        load(write(tmp_path, {"depends_on": {"web": {"condition": "service_healthy"}}}, web={}),
-             environ={}, name="app")
+        load(
+            write(tmp_path, {"depends_on": {"web": {"condition": "service_healthy"}}}, web={}),
+            environ={},
+            name="app",
+        )
     with pytest.raises(KeyError, match="names no service"):
         load(write(tmp_path, {"depends_on": ["db"]}), environ={})
     with pytest.raises(UntranslatedKey, match="short syntax"):
-        load(write(tmp_path, {"volumes": [{"type": "bind", "source": ".", "target": "/x"}]}),
-             environ={})
+        load(write(tmp_path, {"volumes": [{"type": "bind", "source": ".", "target": "/x"}]}), environ={})
     with pytest.raises(UntranslatedKey, match=r"services\.app\.networks"):
         load(write(tmp_path, {"networks": ["front"]}), environ={})
 

@@ -1,6 +1,7 @@
 """Container conventions, checked without a Docker engine: the Dockerfile's instructions, the pip
 command it shares with scripts/install.sh, the seccomp profile (evaluated against the syscalls
 bubblewrap really makes, measured with strace), docker-compose.yml and docs/hosting.md."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -101,8 +102,7 @@ def test_build_script_tries_the_dockerfiles_base_and_tags_composes_image(docker)
 
 
 def test_build_script_refuses_an_unknown_variant() -> None:
-    done = subprocess.run([str(BUILD_SCRIPT), "--variant", "tpu"], capture_output=True, text=True,
-                          timeout=30)
+    done = subprocess.run([str(BUILD_SCRIPT), "--variant", "tpu"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "--variant must be cpu or gpu, got 'tpu'" in done.stderr
 
 
@@ -110,20 +110,23 @@ def test_apt_installs_bubblewrap_only_without_recommends_or_curl(docker) -> None
     apt = [s for s in run_segments(docker) if "apt-get install" in s]
     assert len(apt) == 1 and "--no-install-recommends" in apt[0]
     packages = [w for w in shlex.split(apt[0]) if not w.startswith("-") and "=" not in w]
-    assert packages[packages.index("install") + 1:] == ["bubblewrap"]
+    assert packages[packages.index("install") + 1 :] == ["bubblewrap"]
     assert not any("curl" in s or "wget" in s for s in run_segments(docker))
 
 
 def install_script_pip() -> list[str]:
-    lines = [l for l in INSTALL.read_text().splitlines() if re.search(r'/bin/pip"? install', l)]
+    lines = [line for line in INSTALL.read_text().splitlines() if re.search(r'/bin/pip"? install', line)]
     assert len(lines) == 1, lines
     words = shlex.split(lines[0].replace("${VENV}", "$VENV"), posix=False)
     return [w.strip('"') for w in words if w != "sudo_"]
 
 
 def dockerfile_pip(docker) -> list[list[str]]:
-    return [[w.strip('"') for w in shlex.split(s, posix=False)]
-            for s in run_segments(docker) if re.search(r'/bin/pip"? install', s)]
+    return [
+        [w.strip('"') for w in shlex.split(s, posix=False)]
+        for s in run_segments(docker)
+        if re.search(r'/bin/pip"? install', s)
+    ]
 
 
 def test_dockerfile_runs_the_install_scripts_pip_command(docker) -> None:
@@ -140,8 +143,11 @@ def test_dockerfile_runs_the_install_scripts_pip_command(docker) -> None:
 
 
 def test_requirements_are_pinned_and_copied_before_install(docker) -> None:
-    pins = [l.strip() for l in REQUIREMENTS.read_text().splitlines()
-            if l.strip() and not l.lstrip().startswith("#")]
+    pins = [
+        line.strip()
+        for line in REQUIREMENTS.read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     assert pins and all(re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[\w.]+", p) for p in pins), pins
     words = [w for w, _ in docker]
     copies = [i for i, (w, rest) in enumerate(docker) if w == "COPY" and "requirements.txt" in rest]
@@ -154,8 +160,9 @@ def test_gpu_build_arg_selects_tensorflow_and_cuda_at_the_pinned_version(docker)
     gpu = [s for s in run_segments(docker) if "and-cuda" in s]
     assert len(gpu) == 1
     substitution = re.search(r'"\$\((grep [^)]*)\)"', gpu[0]).group(1)
-    made = subprocess.run(["sh", "-c", substitution], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    made = subprocess.run(
+        ["sh", "-c", substitution], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
     pinned = re.search(r"^tensorflow==(\S+)$", REQUIREMENTS.read_text(), re.M).group(1)
     assert made == f"tensorflow[and-cuda]=={pinned}"
     assert '"$TF_VARIANT" = "gpu"' in gpu[0]
@@ -195,23 +202,60 @@ def test_healthcheck_uses_python_not_curl(docker) -> None:
 def test_entrypoint_runs_streamlit_on_all_interfaces(docker) -> None:
     (entry,) = args_of(docker, "ENTRYPOINT")
     argv = json.loads(entry)
-    assert argv == ["/opt/tf-playground/venv/bin/streamlit", "run", "app.py",
-                    "--server.port=8501", "--server.address=0.0.0.0"]
+    assert argv == [
+        "/opt/tf-playground/venv/bin/streamlit",
+        "run",
+        "app.py",
+        "--server.port=8501",
+        "--server.address=0.0.0.0",
+    ]
 
 
 # ---------------------------------------------------------------- seccomp
-CLONE = {"CLONE_VM": 0x100, "CLONE_FS": 0x200, "CLONE_FILES": 0x400, "CLONE_SIGHAND": 0x800,
-         "CLONE_PIDFD": 0x1000, "CLONE_PTRACE": 0x2000, "CLONE_VFORK": 0x4000,
-         "CLONE_PARENT": 0x8000, "CLONE_THREAD": 0x10000, "CLONE_NEWNS": 0x20000,
-         "CLONE_SYSVSEM": 0x40000, "CLONE_SETTLS": 0x80000, "CLONE_PARENT_SETTID": 0x100000,
-         "CLONE_CHILD_CLEARTID": 0x200000, "CLONE_DETACHED": 0x400000, "CLONE_UNTRACED": 0x800000,
-         "CLONE_CHILD_SETTID": 0x1000000, "CLONE_NEWCGROUP": 0x2000000, "CLONE_NEWUTS": 0x4000000,
-         "CLONE_NEWIPC": 0x8000000, "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
-         "CLONE_NEWNET": 0x40000000, "CLONE_IO": 0x80000000, "SIGCHLD": 17}
-AF = {"AF_UNIX": 1, "AF_LOCAL": 1, "AF_INET": 2, "AF_INET6": 10, "AF_NETLINK": 16,
-      "AF_PACKET": 17, "AF_VSOCK": 40}
-NAMESPACES = CLONE["CLONE_NEWUSER"] | CLONE["CLONE_NEWNS"] | CLONE["CLONE_NEWPID"] | \
-    CLONE["CLONE_NEWNET"] | CLONE["CLONE_NEWIPC"] | CLONE["CLONE_NEWUTS"]
+CLONE = {
+    "CLONE_VM": 0x100,
+    "CLONE_FS": 0x200,
+    "CLONE_FILES": 0x400,
+    "CLONE_SIGHAND": 0x800,
+    "CLONE_PIDFD": 0x1000,
+    "CLONE_PTRACE": 0x2000,
+    "CLONE_VFORK": 0x4000,
+    "CLONE_PARENT": 0x8000,
+    "CLONE_THREAD": 0x10000,
+    "CLONE_NEWNS": 0x20000,
+    "CLONE_SYSVSEM": 0x40000,
+    "CLONE_SETTLS": 0x80000,
+    "CLONE_PARENT_SETTID": 0x100000,
+    "CLONE_CHILD_CLEARTID": 0x200000,
+    "CLONE_DETACHED": 0x400000,
+    "CLONE_UNTRACED": 0x800000,
+    "CLONE_CHILD_SETTID": 0x1000000,
+    "CLONE_NEWCGROUP": 0x2000000,
+    "CLONE_NEWUTS": 0x4000000,
+    "CLONE_NEWIPC": 0x8000000,
+    "CLONE_NEWUSER": 0x10000000,
+    "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000,
+    "CLONE_IO": 0x80000000,
+    "SIGCHLD": 17,
+}
+AF = {
+    "AF_UNIX": 1,
+    "AF_LOCAL": 1,
+    "AF_INET": 2,
+    "AF_INET6": 10,
+    "AF_NETLINK": 16,
+    "AF_PACKET": 17,
+    "AF_VSOCK": 40,
+}
+NAMESPACES = (
+    CLONE["CLONE_NEWUSER"]
+    | CLONE["CLONE_NEWNS"]
+    | CLONE["CLONE_NEWPID"]
+    | CLONE["CLONE_NEWNET"]
+    | CLONE["CLONE_NEWIPC"]
+    | CLONE["CLONE_NEWUTS"]
+)
 
 
 @pytest.fixture(scope="module")
@@ -220,14 +264,20 @@ def profile() -> dict:
 
 
 def _cmp(op: str, arg: int, value: int, two: int) -> bool:
-    return {"SCMP_CMP_EQ": arg == value, "SCMP_CMP_NE": arg != value,
-            "SCMP_CMP_LT": arg < value, "SCMP_CMP_LE": arg <= value,
-            "SCMP_CMP_GT": arg > value, "SCMP_CMP_GE": arg >= value,
-            "SCMP_CMP_MASKED_EQ": (arg & value) == two}[op]
+    return {
+        "SCMP_CMP_EQ": arg == value,
+        "SCMP_CMP_NE": arg != value,
+        "SCMP_CMP_LT": arg < value,
+        "SCMP_CMP_LE": arg <= value,
+        "SCMP_CMP_GT": arg > value,
+        "SCMP_CMP_GE": arg >= value,
+        "SCMP_CMP_MASKED_EQ": (arg & value) == two,
+    }[op]
 
 
-def action(profile: dict, name: str, args: tuple[int, ...] = (), caps: frozenset = frozenset(),
-           arch: str = "amd64") -> str:
+def action(
+    profile: dict, name: str, args: tuple[int, ...] = (), caps: frozenset = frozenset(), arch: str = "amd64"
+) -> str:
     """What Docker would make of this syscall: rules are filtered by caps and arch the way moby
     builds the filter, and a rule with args matches only if every condition holds."""
     for rule in profile["syscalls"]:
@@ -243,16 +293,25 @@ def action(profile: dict, name: str, args: tuple[int, ...] = (), caps: frozenset
         if exc.get("arches") and arch in exc["arches"]:
             continue
         conditions = rule.get("args") or []
-        if all(c["index"] < len(args) and _cmp(c["op"], args[c["index"]], c["value"],
-                                                c.get("valueTwo", 0)) for c in conditions):
+        if all(
+            c["index"] < len(args) and _cmp(c["op"], args[c["index"]], c["value"], c.get("valueTwo", 0))
+            for c in conditions
+        ):
             return rule["action"]
     return profile["defaultAction"]
 
 
 def test_profile_is_dockers_shape_with_errno_default(profile) -> None:
     assert profile["defaultAction"] == "SCMP_ACT_ERRNO"
-    ops = {"SCMP_CMP_EQ", "SCMP_CMP_NE", "SCMP_CMP_LT", "SCMP_CMP_LE", "SCMP_CMP_GT",
-           "SCMP_CMP_GE", "SCMP_CMP_MASKED_EQ"}
+    ops = {
+        "SCMP_CMP_EQ",
+        "SCMP_CMP_NE",
+        "SCMP_CMP_LT",
+        "SCMP_CMP_LE",
+        "SCMP_CMP_GT",
+        "SCMP_CMP_GE",
+        "SCMP_CMP_MASKED_EQ",
+    }
     for rule in profile["syscalls"]:
         assert rule["names"] and rule["action"] in ("SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO")
         assert all(c["op"] in ops for c in rule.get("args") or [])
@@ -276,8 +335,19 @@ def test_profile_stays_closed_elsewhere(profile) -> None:
     assert action(profile, "unshare", (CLONE["CLONE_NEWNS"],)) == deny
     assert action(profile, "unshare", (CLONE["CLONE_NEWNET"],)) == deny
     assert action(profile, "clone", (CLONE["CLONE_NEWNS"] | 17,)) == deny
-    for name in ("setns", "chroot", "bpf", "keyctl", "kexec_load", "init_module", "fsopen",
-                 "move_mount", "open_by_handle_at", "reboot", "swapon"):
+    for name in (
+        "setns",
+        "chroot",
+        "bpf",
+        "keyctl",
+        "kexec_load",
+        "init_module",
+        "fsopen",
+        "move_mount",
+        "open_by_handle_at",
+        "reboot",
+        "swapon",
+    ):
         assert action(profile, name) == deny, name
     assert action(profile, "clone3") == deny  # ENOSYS, so glibc falls back to clone
     assert action(profile, "socket", (AF["AF_VSOCK"],)) == deny
@@ -287,8 +357,14 @@ def test_profile_stays_closed_elsewhere(profile) -> None:
 def test_additions_to_dockers_default_are_documented(profile) -> None:
     readme = (ROOT / "deploy" / "README.md").read_text()
     added = [r for r in profile["syscalls"] if r.get("comment", "").startswith("bwrap:")]
-    assert {n for r in added for n in r["names"]} == {"clone", "unshare", "mount", "umount2",
-                                                      "pivot_root", "sethostname"}
+    assert {n for r in added for n in r["names"]} == {
+        "clone",
+        "unshare",
+        "mount",
+        "umount2",
+        "pivot_root",
+        "sethostname",
+    }
     for rule in added:
         for name in rule["names"]:
             assert f"`{name}`" in readme, name
@@ -337,8 +413,9 @@ os.waitpid(pid, 0)
 """
 
 
-def traced_in_bwrap(command: list[str], code: str,
-                    nested_userns: bool = False) -> list[tuple[str, tuple[int, ...]]]:
+def traced_in_bwrap(
+    command: list[str], code: str, nested_userns: bool = False
+) -> list[tuple[str, tuple[int, ...]]]:
     """Runs command inside the sandbox's real bwrap command line (as an unprivileged uid, like
     the image's) under strace, and returns every syscall made; nested_userns as a zygote's."""
     import sys
@@ -355,19 +432,44 @@ def traced_in_bwrap(command: list[str], code: str,
         os.chmod(job, 0o755)
         trace = os.path.join(scratch, "trace.txt")
         env = {"PATH": "/usr/bin", "PYTHONPATH": bwrap.CODE_MOUNT}
-        argv = bwrap.argv(command, env, prefix=layout.interpreter_prefix(sys.executable),
-                          code_dir=code, job_dir=job, tmp_mb=8, nested_userns=nested_userns)
-        drop = [shutil.which("setpriv") or "/usr/bin/setpriv", "--reuid", str(uid),
-                "--regid", str(uid), "--clear-groups"] if uid else []
+        argv = bwrap.argv(
+            command,
+            env,
+            prefix=layout.interpreter_prefix(sys.executable),
+            code_dir=code,
+            job_dir=job,
+            tmp_mb=8,
+            nested_userns=nested_userns,
+        )
+        drop = (
+            [
+                shutil.which("setpriv") or "/usr/bin/setpriv",
+                "--reuid",
+                str(uid),
+                "--regid",
+                str(uid),
+                "--clear-groups",
+            ]
+            if uid
+            else []
+        )
         # -ff: one file per process, so no syscall line is split by another process's
         # ("<unfinished ...>" / "resumed>"), which made a busy machine lose the clone line.
-        done = subprocess.run(["strace", "-ff", "-qq", "-o", trace, *drop, *argv], env={},
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            ["strace", "-ff", "-qq", "-o", trace, *drop, *argv],
+            env={},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if done.returncode != 0 and "ptrace" in done.stderr:
             pytest.skip(f"strace cannot trace here: {done.stderr.strip()[:200]}")
         assert done.returncode == 0, done.stderr
-        return [call for part in sorted(pathlib.Path(scratch).glob("trace.txt.*"))
-                for call in parse_trace(part.read_text())]
+        return [
+            call
+            for part in sorted(pathlib.Path(scratch).glob("trace.txt.*"))
+            for call in parse_trace(part.read_text())
+        ]
 
 
 def refused(profile: dict, calls: list[tuple[str, tuple[int, ...]]]) -> list:
@@ -392,8 +494,9 @@ def test_profile_allows_a_forked_worker_to_isolate_itself(profile) -> None:
 
     from playground.sandbox import layout
 
-    calls = traced_in_bwrap([sys.executable, "-c", FORK_ISOLATION], layout.code_dir(),
-                            nested_userns=True)       # a zygote's bwrap: its forks isolate themselves
+    calls = traced_in_bwrap(
+        [sys.executable, "-c", FORK_ISOLATION], layout.code_dir(), nested_userns=True
+    )  # a zygote's bwrap: its forks isolate themselves
     unshares = [args for name, args in calls if name == "unshare"]
     assert any(flags[0] & NAMESPACES == NAMESPACES for flags in unshares), unshares
     assert {"mount", "capset", "prctl"} <= {name for name, _ in calls}
@@ -441,7 +544,7 @@ def test_compose_runs_the_proxy_hardened_in_front_of_the_app() -> None:
     assert proxy["environment"]["PROXY_UPSTREAM"] == "playground:8501"
     listen = proxy["environment"]["PROXY_LISTEN"]
     assert [str(p).rsplit(":", 1)[1] for p in proxy["ports"]] == [listen]
-    assert int(listen) >= 1024          # unprivileged: the proxy runs as a non-root uid
+    assert int(listen) >= 1024  # unprivileged: the proxy runs as a non-root uid
 
 
 def test_compose_uses_the_shipped_seccomp_profile(service) -> None:
@@ -471,8 +574,8 @@ def test_hosting_doc_lists_every_setting_and_never_recommends_privileged() -> No
     doc = (ROOT / "docs" / "hosting.md").read_text()
     for field in dataclasses.fields(Settings):
         assert f"PLAYGROUND_{field.name.upper()}" in doc, field.name
-    commands = [l for l in doc.splitlines() if l.startswith(("docker run", "  "))]
-    assert not any("--privileged" in l for l in commands)
+    commands = [line for line in doc.splitlines() if line.startswith(("docker run", "  "))]
+    assert not any("--privileged" in line for line in commands)
     assert "--init" in doc and "--gpus all" in doc and "TF_VARIANT=gpu" in doc
     assert "seccomp=deploy/seccomp-bwrap.json" in doc and "Reduced isolation" in doc
 
@@ -486,8 +589,10 @@ def _online(host: str = "pypi.org") -> bool:
         return False
 
 
-@pytest.mark.skipif(not os.environ.get("PLAYGROUND_SLOW_TESTS"),
-                    reason="slow (resolves TensorFlow's wheel); set PLAYGROUND_SLOW_TESTS=1")
+@pytest.mark.skipif(
+    not os.environ.get("PLAYGROUND_SLOW_TESTS"),
+    reason="slow (resolves TensorFlow's wheel); set PLAYGROUND_SLOW_TESTS=1",
+)
 def test_dockerfiles_pip_command_resolves_in_a_fresh_venv(docker) -> None:
     if not _online() and not os.environ.get("PIP_FIND_LINKS"):
         pytest.skip("offline and no local wheel directory")

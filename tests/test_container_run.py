@@ -8,6 +8,7 @@ throughout.
 Needs a Docker engine; one is started (and stopped) when none answers. Where none can run this
 module skips, except under CI (CI=true), where that is a failure. PLAYGROUND_CONTAINER_TESTS=0
 skips it on purpose (a cold build takes minutes)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -19,19 +20,27 @@ import ssl
 import subprocess
 import time
 
-import pytest
-
 import compose_service
 import container_support
 import docker_engine
 import figures
 import proxy_support
-from browser_support import CHROMIUM, SHOTS, free_port, launch, result_caption, run_and_wait, \
-    traces_value, wait_idle
+import pytest
+from browser_support import (
+    CHROMIUM,
+    SHOTS,
+    free_port,
+    launch,
+    result_caption,
+    run_and_wait,
+    traces_value,
+    wait_idle,
+)
 from container_support import ROOT, Container, proc_status
 
-pytestmark = pytest.mark.skipif(os.environ.get("PLAYGROUND_CONTAINER_TESTS") == "0",
-                                reason="PLAYGROUND_CONTAINER_TESTS=0")
+pytestmark = pytest.mark.skipif(
+    os.environ.get("PLAYGROUND_CONTAINER_TESTS") == "0", reason="PLAYGROUND_CONTAINER_TESTS=0"
+)
 COMPOSE = ROOT / "docker-compose.yml"
 HEALTH_PATH = "/_stcore/health"
 # The file's own defaults for ${...}, not the shell's: the test is of what the file says.
@@ -54,8 +63,7 @@ def engine(request):
         unavailable(str(e))
     with stack:
         yield which
-    figures.report(request.config, f"container tests: {time.monotonic() - started:.0f} s in "
-                                   f"all ({which})")
+    figures.report(request.config, f"container tests: {time.monotonic() - started:.0f} s in all ({which})")
 
 
 def services() -> dict[str, compose_service.Service]:
@@ -77,12 +85,13 @@ def app_port() -> int:
 @pytest.fixture(scope="module")
 def image(engine, request) -> container_support.Build:
     spec, proxy = service(), services()["proxy"]
-    built = container_support.build(spec.image, spec.build_args.get("TF_VARIANT", "cpu"),
-                                    proxy=proxy.image)
+    built = container_support.build(spec.image, spec.build_args.get("TF_VARIANT", "cpu"), proxy=proxy.image)
     for line in built.lines:
         figures.report(request.config, f"build-image.sh: {line}")
-    figures.report(request.config, f"build-image.sh: {built.seconds:.0f} s in all; image "
-                                   f"{built.image} {built.size_bytes / 1e6:.0f} MB")
+    figures.report(
+        request.config,
+        f"build-image.sh: {built.seconds:.0f} s in all; image {built.image} {built.size_bytes / 1e6:.0f} MB",
+    )
     return built
 
 
@@ -103,8 +112,9 @@ def published_url(container: Container, port: int) -> str:
 
 @pytest.fixture(scope="module")
 def app(image, network) -> Container:
-    with container_support.running(image.image, service().run_argv(network=network),
-                                   f"playground-test-{os.getpid()}") as container:
+    with container_support.running(
+        image.image, service().run_argv(network=network), f"playground-test-{os.getpid()}"
+    ) as container:
         yield container
 
 
@@ -116,8 +126,11 @@ def up(app, request) -> str:
     answered = app.wait_answer(url + HEALTH_PATH, timeout_s=180)
     # Docker runs the first check one interval after the start, so this takes at least that.
     healthy = app.wait_healthy(timeout_s=300)
-    figures.report(request.config, f"container start: {HEALTH_PATH} answered after "
-                                   f"{answered:.1f} s, HEALTHCHECK healthy after {healthy:.1f} s")
+    figures.report(
+        request.config,
+        f"container start: {HEALTH_PATH} answered after "
+        f"{answered:.1f} s, HEALTHCHECK healthy after {healthy:.1f} s",
+    )
     return url
 
 
@@ -127,8 +140,9 @@ def proxy(image, network, up) -> Container:
     that the figure below is the proxy's own start)."""
     spec = services()["proxy"]
     assert spec.depends_on == ("playground",)
-    with container_support.running(spec.image, spec.run_argv(network=network),
-                                   f"playground-test-proxy-{os.getpid()}") as container:
+    with container_support.running(
+        spec.image, spec.run_argv(network=network), f"playground-test-proxy-{os.getpid()}"
+    ) as container:
         yield container
 
 
@@ -136,10 +150,8 @@ def proxy(image, network, up) -> Container:
 def proxied(proxy, request) -> str:
     """https://ADDRESS:PORT of the proxy once the app's health answers through it."""
     url = published_url(proxy, services()["proxy"].ports[0]).replace("http://", "https://")
-    answered = proxy.wait_answer(url + HEALTH_PATH, timeout_s=60,
-                                 context=proxy_support.unverified())
-    figures.report(request.config, f"proxy start: {HEALTH_PATH} answered through it after "
-                                   f"{answered:.1f} s")
+    answered = proxy.wait_answer(url + HEALTH_PATH, timeout_s=60, context=proxy_support.unverified())
+    figures.report(request.config, f"proxy start: {HEALTH_PATH} answered through it after {answered:.1f} s")
     return url
 
 
@@ -154,11 +166,10 @@ def test_every_process_runs_as_the_images_non_root_user_without_privileges(image
     uid = int(image.user.split(":")[0])
     assert uid != 0, f"the image runs as {image.user!r}"
     statuses = {pid: proc_status(pid) for pid in app.pids()}
-    assert len(statuses) >= 2                       # the init (tini) and the server at least
+    assert len(statuses) >= 2  # the init (tini) and the server at least
     for pid, status in statuses.items():
         assert status["Uid"].split() == [str(uid)] * 4, (pid, status["Name"], status["Uid"])
-    server = [pid for pid in statuses
-              if b"streamlit" in open(f"/proc/{pid}/cmdline", "rb").read()]
+    server = [pid for pid in statuses if b"streamlit" in open(f"/proc/{pid}/cmdline", "rb").read()]
     assert server, statuses
     status = statuses[server[0]]
     # cap_drop ALL, no-new-privileges and a seccomp filter, as the kernel sees the server.
@@ -173,9 +184,10 @@ def test_page_runs_the_retracing_example_through_the_proxy(app, proxy, proxied) 
     with sync_api.sync_playwright() as p:
         browser = launch(p)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1200},
-                                    ignore_https_errors=True)      # the self-signed default
-            for attempt in range(3):    # the host's network changing under Chromium is not ours
+            page = browser.new_page(
+                viewport={"width": 1400, "height": 1200}, ignore_https_errors=True
+            )  # the self-signed default
+            for attempt in range(3):  # the host's network changing under Chromium is not ours
                 try:
                     page.goto(f"{proxied}/?example=retracing")
                     break
@@ -184,11 +196,13 @@ def test_page_runs_the_retracing_example_through_the_proxy(app, proxy, proxied) 
                         raise
             try:
                 wait_idle(page)
-            except sync_api.Error:   # say what the page showed and what both servers logged
+            except sync_api.Error:  # say what the page showed and what both servers logged
                 page.screenshot(path=str(SHOTS / "container_proxy_page.png"))
-                raise AssertionError(f"the page did not open; it shows:\n"
-                                     f"{page.inner_text('body')[:2000]}\n--- app:\n{app.logs()}"
-                                     f"\n--- proxy:\n{proxy.logs()}") from None
+                raise AssertionError(
+                    f"the page did not open; it shows:\n"
+                    f"{page.inner_text('body')[:2000]}\n--- app:\n{app.logs()}"
+                    f"\n--- proxy:\n{proxy.logs()}"
+                ) from None
             run_and_wait(page)
             assert traces_value(page) == "2"
             assert "isolation bubblewrap" in result_caption(page)
@@ -196,7 +210,7 @@ def test_page_runs_the_retracing_example_through_the_proxy(app, proxy, proxied) 
             browser.close()
 
 
-PROBE = '''import errno, json, socket
+PROBE = """import errno, json, socket
 
 def attempt(action):
     try:
@@ -215,19 +229,19 @@ checks = {CHECKS}
 print("PROBE " + json.dumps(dict(
     {name: attempt(action) for name, action in checks.items()},
     interfaces=sorted(name for _, name in socket.if_nameindex()))))
-'''
-JOB = '''
+"""
+JOB = """
 import tensorflow as tf
 
 @tf.function
 def f(x):
     return x * 2
-'''
+"""
 
 
 def probe(container: Container, checks: str, *argv: str) -> tuple[dict, str]:
     done = container.exec(*argv, stdin=PROBE.replace("{CHECKS}", checks) + JOB)
-    lines = [l for l in done.stdout.splitlines() if "PROBE " in l]
+    lines = [line for line in done.stdout.splitlines() if "PROBE " in line]
     assert done.returncode == 0 and len(lines) == 1, f"{done.stdout}\n{done.stderr}"
     return json.loads(lines[0].split("PROBE ", 1)[1]), done.stdout
 
@@ -238,57 +252,95 @@ def test_cli_job_runs_in_bubblewrap_with_no_network_and_a_read_only_root(image, 
     server = f"({address!r}, {app_port()})"
     # The same probe outside the sandbox first: there the app's address answers (so a refusal
     # inside is the sandbox's doing), and the container's root is read-only too.
-    outside, _ = probe(app, f'{{"app": connect({server}), "write_app": write("/app/probe"), '
-                            f'"write_tmp": write("/tmp/probe")}}', python, "-")
-    assert outside == {"app": "ok", "write_app": "EROFS", "write_tmp": "ok",
-                       "interfaces": ["eth0", "lo"]}, outside
+    outside, _ = probe(
+        app,
+        f'{{"app": connect({server}), "write_app": write("/app/probe"), "write_tmp": write("/tmp/probe")}}',
+        python,
+        "-",
+    )
+    assert outside == {"app": "ok", "write_app": "EROFS", "write_tmp": "ok", "interfaces": ["eth0", "lo"]}, (
+        outside
+    )
     # No packet leaves for the gateway: with no route, connect fails before sending anything.
-    inside, text = probe(app, f'{{"app": connect({server}), "gateway": connect(({gateway!r}, 9)), '
-                              f'"write_root": write("/probe"), "write_usr": write("/usr/probe"), '
-                              f'"write_tmp": write("/tmp/probe")}}',
-                         python, "-m", "playground", "analyze", "-", "--function", "f",
-                         "--call", "float32[3]")
+    inside, text = probe(
+        app,
+        f'{{"app": connect({server}), "gateway": connect(({gateway!r}, 9)), '
+        f'"write_root": write("/probe"), "write_usr": write("/usr/probe"), '
+        f'"write_tmp": write("/tmp/probe")}}',
+        python,
+        "-m",
+        "playground",
+        "analyze",
+        "-",
+        "--function",
+        "f",
+        "--call",
+        "float32[3]",
+    )
     assert re.search(r"^TensorFlow \S+ on CPU.*; isolation: bubblewrap$", text, re.M), text
     assert "f: 1 trace(s) in 1 call(s)" in text, text
-    assert inside == {"app": "ENETUNREACH", "gateway": "ENETUNREACH", "write_root": "EROFS",
-                      "write_usr": "EROFS", "write_tmp": "ok", "interfaces": ["lo"]}, inside
+    assert inside == {
+        "app": "ENETUNREACH",
+        "gateway": "ENETUNREACH",
+        "write_root": "EROFS",
+        "write_usr": "EROFS",
+        "write_tmp": "ok",
+        "interfaces": ["lo"],
+    }, inside
 
 
 def test_bubblewrap_isolation_fails_closed_without_the_seccomp_profile(image) -> None:
     spec = service()
-    assert ("--env", "PLAYGROUND_ISOLATION=bubblewrap") in spec.options   # the file's default
+    assert ("--env", "PLAYGROUND_ISOLATION=bubblewrap") in spec.options  # the file's default
     seccomp = [v for f, v in spec.options if f == "--security-opt" and v.startswith("seccomp=")]
     assert len(seccomp) == 1, spec.options
     argv = spec.run_argv(without=lambda flag, value: value == seccomp[0])
-    with container_support.running(image.image, argv, f"playground-test-noseccomp-{os.getpid()}"
-                                   ) as bare:
-        done = bare.exec(image.env["PLAYGROUND_PYTHON"], "-m", "playground", "analyze", "-",
-                         "--function", "f", "--call", "float32[3]", stdin=JOB)
+    with container_support.running(image.image, argv, f"playground-test-noseccomp-{os.getpid()}") as bare:
+        done = bare.exec(
+            image.env["PLAYGROUND_PYTHON"],
+            "-m",
+            "playground",
+            "analyze",
+            "-",
+            "--function",
+            "f",
+            "--call",
+            "float32[3]",
+            stdin=JOB,
+        )
         init = proc_status(bare.pids()[0])
-    assert init["Seccomp"].strip() == "2"          # Docker's default profile, not unconfined
+    assert init["Seccomp"].strip() == "2"  # Docker's default profile, not unconfined
     assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
-    assert re.search(r"^error: PLAYGROUND_ISOLATION=bubblewrap, but bubblewrap cannot create "
-                     r"namespaces here: bwrap: No permissions to create new namespace",
-                     done.stderr, re.M), done.stderr
+    assert re.search(
+        r"^error: PLAYGROUND_ISOLATION=bubblewrap, but bubblewrap cannot create "
+        r"namespaces here: bwrap: No permissions to create new namespace",
+        done.stderr,
+        re.M,
+    ), done.stderr
     assert "status:" not in done.stdout and "trace" not in done.stdout, done.stdout
 
 
 # ---------------------------------------------------------------- through the proxy
 def test_only_the_proxy_is_published_and_it_serves_tls(app, proxy, proxied) -> None:
     ports = json.loads(app.inspect("{{json .NetworkSettings.Ports}}"))
-    assert ports == {f"{app_port()}/tcp": None}, ports             # exposed, not published
+    assert ports == {f"{app_port()}/tcp": None}, ports  # exposed, not published
     host, port = proxied.split("//")[1].rsplit(":", 1)
     with proxy_support.unverified().wrap_socket(
-            socket.create_connection((host, int(port)), timeout=10),
-            server_hostname="localhost") as tls:
+        socket.create_connection((host, int(port)), timeout=10), server_hostname="localhost"
+    ) as tls:
         assert tls.version() in ("TLSv1.2", "TLSv1.3")
         der = tls.getpeercert(binary_form=True)
-    text = subprocess.run(["openssl", "x509", "-noout", "-subject", "-ext", "subjectAltName"],
-                          input=ssl.DER_cert_to_PEM_cert(der), capture_output=True,
-                          text=True, timeout=30, check=True).stdout
+    text = subprocess.run(
+        ["openssl", "x509", "-noout", "-subject", "-ext", "subjectAltName"],
+        input=ssl.DER_cert_to_PEM_cert(der),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
     # The self-signed default, made at start for the file's PROXY_TLS_NAME default.
     assert "CN = localhost" in text and "DNS:localhost" in text, text
-    started = container_support.docker("logs", proxy.id).stderr     # the entrypoint's first line
+    started = container_support.docker("logs", proxy.id).stderr  # the entrypoint's first line
     assert "no certificate in /etc/playground-tls; made a self-signed one" in started, started[:500]
     status, body = proxy_support.request(proxied, path=HEALTH_PATH)
     assert (status, body.strip()) == (200, b"ok")
@@ -296,15 +348,21 @@ def test_only_the_proxy_is_published_and_it_serves_tls(app, proxy, proxied) -> N
 
 def test_nginx_runs_the_templates_config_as_a_non_root_user(image, proxy, proxied) -> None:
     statuses = {pid: proc_status(pid) for pid in proxy.pids()}
-    assert len(statuses) >= 3                       # the master and two workers
+    assert len(statuses) >= 3  # the master and two workers
     for pid, status in statuses.items():
         assert status["Uid"].split()[0] != "0", (pid, status["Name"], status["Uid"])
         assert int(status["CapEff"], 16) == 0 and status["NoNewPrivs"].strip() == "1", status
     rendered = proxy.exec("cat", "/tmp/nginx/nginx.conf").stdout
     module = proxy_support.entrypoint()
-    assert rendered == module.render(module.TEMPLATE.read_text(), {
-        "PROXY_UPSTREAM": "playground:8501", "PROXY_LISTEN": "8443",
-        "PROXY_CERT": "/tmp/nginx/tls/cert.pem", "PROXY_KEY": "/tmp/nginx/tls/key.pem"})
+    assert rendered == module.render(
+        module.TEMPLATE.read_text(),
+        {
+            "PROXY_UPSTREAM": "playground:8501",
+            "PROXY_LISTEN": "8443",
+            "PROXY_CERT": "/tmp/nginx/tls/cert.pem",
+            "PROXY_KEY": "/tmp/nginx/tls/key.pem",
+        },
+    )
 
 
 def test_the_websocket_opens_through_the_proxy_for_the_pages_own_origin(proxied) -> None:
@@ -313,12 +371,18 @@ def test_the_websocket_opens_through_the_proxy_for_the_pages_own_origin(proxied)
 
     stream = proxied.replace("https://", "wss://") + "/_stcore/stream"
     # The proxy passes the browser's Host on, so the page's own origin is same-origin there.
-    with connect(stream, ssl=proxy_support.unverified(), origin=proxied, open_timeout=30,
-                 subprotocols=["streamlit"]) as ws:
-        assert ws.ping().wait(timeout=10)           # answered by the app, through nginx
+    with connect(
+        stream, ssl=proxy_support.unverified(), origin=proxied, open_timeout=30, subprotocols=["streamlit"]
+    ) as ws:
+        assert ws.ping().wait(timeout=10)  # answered by the app, through nginx
     with pytest.raises(InvalidStatus) as refused:
-        connect(stream, ssl=proxy_support.unverified(), origin="https://elsewhere.example",
-                open_timeout=30, subprotocols=["streamlit"])
+        connect(
+            stream,
+            ssl=proxy_support.unverified(),
+            origin="https://elsewhere.example",
+            open_timeout=30,
+            subprotocols=["streamlit"],
+        )
     assert refused.value.response.status_code == 403
 
 

@@ -1,15 +1,16 @@
 """The fair queue: round-robin order between clients, per-client caps, and the refusals' words.
 A fake clock stands in for time; a gated fake executor stands in for the pool (the seam)."""
+
 from __future__ import annotations
 
 import threading
 
 import pytest
+from sandbox_support import poll
 
 from playground.contract.errors import LimitError
-from playground.runs.fairness import ClientLimits, FairExecutor, FairQueue
 from playground.contract.job import Job, Report
-from sandbox_support import poll
+from playground.runs.fairness import ClientLimits, FairExecutor, FairQueue
 
 
 class Clock:
@@ -26,11 +27,12 @@ def admitted(queue: FairQueue, tickets) -> list[str]:
 
 def test_clients_are_served_in_turn_not_first_come_first_served():
     queue = FairQueue(ClientLimits(slots=1, queued_per_client=5), Clock())
-    tickets = [(n, queue.enter(c)) for n, c in
-               [("a1", "A"), ("a2", "A"), ("a3", "A"), ("b1", "B"), ("c1", "C")]]
+    tickets = [
+        (n, queue.enter(c)) for n, c in [("a1", "A"), ("a2", "A"), ("a3", "A"), ("b1", "B"), ("c1", "C")]
+    ]
     order = []
     for _ in range(5):
-        (name, ticket), = [(n, t) for n, t in tickets if t.admitted and n not in order]
+        ((name, ticket),) = [(n, t) for n, t in tickets if t.admitted and n not in order]
         order.append(name)
         queue.leave(ticket, 1.0)
     assert order == ["a1", "b1", "c1", "a2", "a3"]
@@ -41,7 +43,7 @@ def test_positions_count_the_jobs_ahead_in_round_robin_order():
     running = queue.enter("A")
     a2, a3, b1 = queue.enter("A"), queue.enter("A"), queue.enter("B")
     assert running.admitted
-    assert [queue.position(t) for t in (b1, a2, a3)] == [0, 1, 2]   # B's first before A's next
+    assert [queue.position(t) for t in (b1, a2, a3)] == [0, 1, 2]  # B's first before A's next
 
 
 def test_one_running_job_per_client_even_with_free_slots():
@@ -54,11 +56,11 @@ def test_one_running_job_per_client_even_with_free_slots():
 
 def test_a_clients_own_queue_is_capped_with_a_clear_refusal():
     queue = FairQueue(ClientLimits(slots=1, queued_per_client=2), Clock())
-    queue.enter("A")                       # running
-    queue.enter("A"), queue.enter("A")     # waiting: its queue is full
+    queue.enter("A")  # running
+    queue.enter("A"), queue.enter("A")  # waiting: its queue is full
     with pytest.raises(LimitError, match=r"already have 2 run\(s\) waiting \(from another tab\?\)"):
         queue.enter("A")
-    assert not queue.enter("B").admitted   # another client still gets in line
+    assert not queue.enter("B").admitted  # another client still gets in line
 
 
 def test_runs_per_minute_are_counted_per_client_and_recover():
@@ -68,7 +70,7 @@ def test_runs_per_minute_are_counted_per_client_and_recover():
         queue.leave(queue.enter("A"), 0.1)
     with pytest.raises(LimitError, match="at most 2 runs a minute per visitor.*try again in 60 s"):
         queue.enter("A")
-    queue.enter("B")                       # B has its own count
+    queue.enter("B")  # B has its own count
     clock.now += 61
     assert queue.enter("A").admitted
 
@@ -76,7 +78,7 @@ def test_runs_per_minute_are_counted_per_client_and_recover():
 def test_sandbox_seconds_are_charged_so_timeouts_cost_the_client():
     clock = Clock()
     queue = FairQueue(ClientLimits(slots=2, seconds_per_minute=45, queued_per_client=5), clock)
-    queue.leave(queue.enter("A"), 30.0)    # a run that hit a 30 s timeout
+    queue.leave(queue.enter("A"), 30.0)  # a run that hit a 30 s timeout
     queue.leave(queue.enter("A"), 30.0)
     clock.now += 10
     with pytest.raises(LimitError, match=r"used 60 s of sandbox time .*\(at most 45 s .* in 50 s"):
@@ -88,7 +90,7 @@ def test_sandbox_seconds_are_charged_so_timeouts_cost_the_client():
 
 def test_the_whole_queue_has_a_limit_too():
     queue = FairQueue(ClientLimits(slots=1, queued_per_client=1, queue_limit=2), Clock())
-    queue.enter("A"), queue.enter("B"), queue.enter("C")    # A runs, B and C wait
+    queue.enter("A"), queue.enter("B"), queue.enter("C")  # A runs, B and C wait
     with pytest.raises(LimitError, match="Busy: 2 runs are waiting"):
         queue.enter("D")
 
@@ -96,7 +98,7 @@ def test_the_whole_queue_has_a_limit_too():
 def test_a_refused_or_abandoned_ticket_frees_its_place():
     queue = FairQueue(ClientLimits(slots=1, queued_per_client=1), Clock())
     running, waiting = queue.enter("A"), queue.enter("B")
-    queue.leave(waiting, 0.0)              # B gave up before its turn
+    queue.leave(waiting, 0.0)  # B gave up before its turn
     queue.leave(running, 1.0)
     assert queue.enter("B").admitted
 
@@ -117,12 +119,16 @@ class GatedExecutor:
         pass
 
 
-def submitters(fair: FairExecutor, jobs: list[tuple[str, str]],
-               events: list[dict]) -> list[threading.Thread]:
+def submitters(fair: FairExecutor, jobs: list[tuple[str, str]], events: list[dict]) -> list[threading.Thread]:
     """One thread per (source, client), each submitting that job through the fair executor."""
-    return [threading.Thread(target=fair.submit, args=(Job(source=source),),
-                             kwargs={"client": client, "on_event": events.append})
-            for source, client in jobs]
+    return [
+        threading.Thread(
+            target=fair.submit,
+            args=(Job(source=source),),
+            kwargs={"client": client, "on_event": events.append},
+        )
+        for source, client in jobs
+    ]
 
 
 def test_executor_runs_one_job_per_client_and_lets_another_client_through():
@@ -133,7 +139,7 @@ def test_executor_runs_one_job_per_client_and_lets_another_client_through():
     for thread in threads:
         thread.start()
     poll(lambda: sorted(inner.started) == ["a1", "b1"])
-    assert sorted(inner.started) == ["a1", "b1"]        # A's second run waits for its first
+    assert sorted(inner.started) == ["a1", "b1"]  # A's second run waits for its first
     assert any(e["event"] == "queued" for e in events)
     inner.release.set()
     for thread in threads:
@@ -141,24 +147,23 @@ def test_executor_runs_one_job_per_client_and_lets_another_client_through():
     assert sorted(inner.started) == ["a1", "a2", "b1"]
 
 
-
 def test_a_demoted_job_lets_a_short_one_into_its_slot_up_to_the_background_places():
     queue = FairQueue(ClientLimits(slots=1, background=1, queued_per_client=3), Clock())
     a1, b1, c1 = queue.enter("A"), queue.enter("B"), queue.enter("C")
     assert (a1.admitted, b1.admitted) == (True, False)
-    queue.demote(a1)                        # A's job went on at nice 19
+    queue.demote(a1)  # A's job went on at nice 19
     assert b1.admitted and not c1.admitted  # one background place: B runs beside it, C waits
     queue.demote(b1)
-    assert not c1.admitted                  # the pool has slots + background workers, no more
+    assert not c1.admitted  # the pool has slots + background workers, no more
     queue.leave(a1, 30.0)
-    assert c1.admitted                      # A's worker is free: C starts beside demoted B
+    assert c1.admitted  # A's worker is free: C starts beside demoted B
 
 
 def test_a_demoted_client_still_runs_one_job_at_a_time():
     queue = FairQueue(ClientLimits(slots=1, background=1, queued_per_client=3), Clock())
     a1, a2 = queue.enter("A"), queue.enter("A")
     queue.demote(a1)
-    assert not a2.admitted                  # the per-client cap counts demoted jobs too
+    assert not a2.admitted  # the per-client cap counts demoted jobs too
     assert queue.enter("B").admitted
 
 
@@ -173,9 +178,10 @@ def test_without_background_places_a_demoted_job_keeps_its_slot():
 
 def test_background_places_follow_the_settings():
     from playground.contract.config import Settings
+
     assert ClientLimits.from_settings(Settings()).background == 1
     assert ClientLimits.from_settings(Settings(background_workers=0)).background == 0
-    assert ClientLimits.from_settings(Settings(demote_after_s=0)).background == 0   # never demoted
+    assert ClientLimits.from_settings(Settings(demote_after_s=0)).background == 0  # never demoted
 
 
 class DemotingExecutor(GatedExecutor):
@@ -195,8 +201,8 @@ def test_the_executor_lets_a_second_client_in_once_the_first_job_is_demoted():
     threads[0].start()
     assert poll(lambda: inner.started == ["long"])
     threads[1].start()
-    assert poll(lambda: inner.started == ["long", "short"])   # B did not wait for A's job
-    assert {"event": "demoted", "after_s": 5.0} in events           # and the page heard it too
+    assert poll(lambda: inner.started == ["long", "short"])  # B did not wait for A's job
+    assert {"event": "demoted", "after_s": 5.0} in events  # and the page heard it too
     inner.release.set()
     for thread in threads:
         thread.join(10)
@@ -219,7 +225,7 @@ class SlowForgingExecutor:
     """Takes 0.3 s of sandbox time and returns a report that claims 0.01 s, as a job can."""
 
     def submit(self, job: Job, on_event=None) -> Report:
-        threading.Event().wait(0.3)                   # the job's own run time
+        threading.Event().wait(0.3)  # the job's own run time
         return Report("2.21.0", "CPU", "ok", None, "", [], [], duration_s=0.01)
 
     def close(self) -> None:
@@ -230,7 +236,7 @@ def test_billing_is_the_executors_own_clock_not_the_reports():
     fair = FairExecutor(SlowForgingExecutor(), ClientLimits(seconds_per_minute=0.5))
     fair.submit(Job(source="x"), client="A")
     (charge,) = fair.queue._charges["A"]
-    assert charge[1] >= 0.3                           # it was billed the 0.01 s it claimed
+    assert charge[1] >= 0.3  # it was billed the 0.01 s it claimed
     fair.submit(Job(source="x"), client="A")
     with pytest.raises(LimitError, match="sandbox time"):
-        fair.submit(Job(source="x"), client="A")      # 0.6 s used of a 0.5 s budget
+        fair.submit(Job(source="x"), client="A")  # 0.6 s used of a 0.5 s budget

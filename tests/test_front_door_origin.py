@@ -5,6 +5,7 @@ only loopback, and a resolver that takes queries and answers none, as in a conta
 Internet. The control, a bare Streamlit page without the front door, shows that the namespace
 reproduces the stall (Streamlit's own check looks the server's external address up); the app
 must not stall."""
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,6 @@ import subprocess
 import sys
 
 import pytest
-
 from browser_support import ROOT
 
 
@@ -24,9 +24,21 @@ def probe(*args: str) -> dict:
         if os.environ.get("CI"):
             pytest.fail(f"the no-DNS origin test must run in CI: {why}")
         pytest.skip(why)
-    done = subprocess.run(["unshare", "--net", "--mount", "--fork", sys.executable,
-                           str(ROOT / "tests" / "no_dns_probe.py"), *args],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    done = subprocess.run(
+        [
+            "unshare",
+            "--net",
+            "--mount",
+            "--fork",
+            sys.executable,
+            str(ROOT / "tests" / "no_dns_probe.py"),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -4,6 +4,7 @@ throughout (its speed beside the flood is bench/front_door_test.py's target), se
 are capped, malformed and oversized messages close only their own session, and HTTP requests have
 a rate and a body cap. Every client is an X-Forwarded-For address from the documentation range,
 which this server trusts."""
+
 from __future__ import annotations
 
 import asyncio
@@ -15,15 +16,18 @@ import urllib.request
 from email.message import Message
 
 import pytest
-
 from browser_support import streamlit_server
 from streamlit_wire import Refused, Session, SessionClosed, page_run, rerun_message
 
 SESSIONS, RATE, BURST = 4, 2.0, 4
-LIMITS = {"PLAYGROUND_CLIENT_IP_HEADER": "X-Forwarded-For",
-          "PLAYGROUND_SESSIONS_PER_CLIENT": str(SESSIONS),
-          "PLAYGROUND_MESSAGES_PER_SECOND": str(RATE), "PLAYGROUND_MESSAGE_BURST": str(BURST),
-          "PLAYGROUND_REQUESTS_PER_SECOND": "2", "PLAYGROUND_REQUEST_BURST": "10"}
+LIMITS = {
+    "PLAYGROUND_CLIENT_IP_HEADER": "X-Forwarded-For",
+    "PLAYGROUND_SESSIONS_PER_CLIENT": str(SESSIONS),
+    "PLAYGROUND_MESSAGES_PER_SECOND": str(RATE),
+    "PLAYGROUND_MESSAGE_BURST": str(BURST),
+    "PLAYGROUND_REQUESTS_PER_SECOND": "2",
+    "PLAYGROUND_REQUEST_BURST": "10",
+}
 PAGE = "example=retracing"
 
 
@@ -43,12 +47,13 @@ def visitor_runs(url: str, address: str, count: int) -> list[float]:
     async def runs() -> list[float]:
         async with await Session.open(url, client_ip=address) as session:
             return [(await session.rerun(PAGE)).seconds for _ in range(count)]
+
     return asyncio.run(runs())
 
 
 def test_a_rerun_flood_is_held_to_the_rate_and_another_client_is_served(server):
     url, _pid = server
-    visitor_runs(url, "203.0.113.2", 3)                        # warm: the first page run
+    visitor_runs(url, "203.0.113.2", 3)  # warm: the first page run
     alone = visitor_runs(url, "203.0.113.2", 6)
     seconds = 12.0
 
@@ -71,18 +76,17 @@ def test_a_rerun_flood_is_held_to_the_rate_and_another_client_is_served(server):
         await asyncio.sleep(1.0)
         during = await asyncio.to_thread(visitor_runs, url, "203.0.113.2", 8)
         await asyncio.gather(*hammers)
-        await asyncio.sleep(1.0)                                # the last coalesced run
+        await asyncio.sleep(1.0)  # the last coalesced run
         served = sum(len(s.finished) for s in attacker)
         elapsed = time.monotonic() - started
-        assert all(s.is_open for s in attacker)                 # limited, never dropped
+        assert all(s.is_open for s in attacker)  # limited, never dropped
         for s in attacker:
             await s.close()
         return sent, served, elapsed, during
 
     sent, served, elapsed, during = asyncio.run(flood())
     # The client's bucket: its burst, then RATE a second, over all its tabs together.
-    assert sent > 10 * RATE * seconds and served <= BURST + RATE * elapsed + 1, (sent, served,
-                                                                               elapsed)
+    assert sent > 10 * RATE * seconds and served <= BURST + RATE * elapsed + 1, (sent, served, elapsed)
     # Served throughout: without the door the visitor's page run never finished (60 s timeouts,
     # bench/front_door_test.py on c7b49b7). Its speed beside the flood, p95 <= max(1 s, 3x alone),
     # is the bench's target: timed targets belong to benches, and this process is the attacker.
@@ -102,8 +106,9 @@ def test_a_client_holds_at_most_its_sessions_and_another_client_still_gets_in(se
         other = await page_run(url, PAGE, client_ip="203.0.113.78")
         for s in held:
             await s.close()
-        again = await page_run(url, PAGE, client_ip="203.0.113.77")   # freed when they close
+        again = await page_run(url, PAGE, client_ip="203.0.113.77")  # freed when they close
         return len(held), refused, other.status == again.status == "FINISHED_SUCCESSFULLY"
+
     opened, refused, served = asyncio.run(scenario())
     assert opened == SESSIONS and refused == [429] * 5 and served
 
@@ -112,9 +117,9 @@ def malformed_messages() -> list[bytes | str]:
     rng = random.Random(2024)
     valid = rerun_message(PAGE)
     return [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))) for _ in range(6)] + [
-        valid[: len(valid) // 2],                               # truncated
-        valid + b"\xf8\x07\x01",                                # a field the protocol lacks
-        b"",                                                    # no message type
+        valid[: len(valid) // 2],  # truncated
+        valid + b"\xf8\x07\x01",  # a field the protocol lacks
+        b"",  # no message type
         "a text frame",
     ]
 
@@ -132,6 +137,7 @@ def test_malformed_messages_close_only_their_own_session(server):
                     codes.append(closed.code if closed else None)
                 assert (await bystander.rerun(PAGE)).status == "FINISHED_SUCCESSFULLY"
         return codes
+
     codes = asyncio.run(scenario())
     assert set(codes) <= {1002, 1003} and None not in codes, codes
     urllib.request.urlopen(f"{url}/_stcore/health", timeout=5).read()
@@ -148,14 +154,16 @@ def test_a_message_over_the_cap_closes_its_session_and_a_huge_one_is_never_buffe
                 pass
             closed = await session.wait_closed(20)
             return closed.code if closed else None
+
     before = rss_mb(pid)
-    assert asyncio.run(send(300 * 1024)) == 1009               # the door's cap (256 KiB)
-    assert asyncio.run(send(100 * 2**20)) == 1009              # the server's frame cap (2 MB)
+    assert asyncio.run(send(300 * 1024)) == 1009  # the door's cap (256 KiB)
+    assert asyncio.run(send(100 * 2**20)) == 1009  # the server's frame cap (2 MB)
     assert rss_mb(pid) - before < 50
 
 
-def http_status(url: str, method: str = "GET", headers: dict | None = None,
-                data: bytes | None = None) -> tuple[int, Message]:
+def http_status(
+    url: str, method: str = "GET", headers: dict | None = None, data: bytes | None = None
+) -> tuple[int, Message]:
     request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -180,6 +188,7 @@ def test_the_editors_files_are_served_for_a_year_and_nothing_else_is(server):
     """Ace's files come from app.py's own route under a URL that names Ace's version, so a
     browser keeps them (a second visit loads no script for the editor); any other name is 404."""
     from playground.ui import code_box
+
     url, _pid = server
     me = {"X-Forwarded-For": "203.0.113.95"}
     base = url + code_box.ASSET_PATH
@@ -200,7 +209,7 @@ def test_the_editors_files_are_served_for_a_year_and_nothing_else_is(server):
     status, headers = http_status(url + "/", headers={**me, "Accept": "text/html"})
     assert status == 200
     assert headers["Link"] == f"<{code_box.ASSET_PATH}ace.js>; rel=preload; as=script"
-    for name in ("..%2F__init__.py", "%2e%2e%2fcode_box.js"):    # refused before any route
+    for name in ("..%2F__init__.py", "%2e%2e%2fcode_box.js"):  # refused before any route
         assert http_status(base + name, headers=me)[0] in (400, 404), name
     # Static files are exempt from the request rate, as Streamlit's own are.
     assert all(http_status(base + "ace.js", "HEAD", me)[0] == 200 for _ in range(30))

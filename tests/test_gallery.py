@@ -2,6 +2,7 @@
 
 The expectations are facts measured on TF 2.21 (shared/DESIGN.md), several of which contradict
 the seed article; the check mechanism itself is tested against a report that breaks them."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,15 +13,15 @@ from playground import gallery
 from playground.contract.job import ErrorInfo, Report
 
 pytest.importorskip("tensorflow")
-from playground.engine import analyze  # noqa: E402
-from tests import tf_facts  # noqa: E402
+from playground.engine import analyze
+from tests import tf_facts
 
 
 @pytest.mark.parametrize("example", gallery.EXAMPLES, ids=lambda e: e.slug)
 def test_example_behaves_as_expected(example):
     report = analyze(example.job())
     failed = [c for c in gallery.check(example, report) if not c.holds]
-    if example.slug in tf_facts.GALLERY_DIFFERS:   # this version behaves otherwise: still so?
+    if example.slug in tf_facts.GALLERY_DIFFERS:  # this version behaves otherwise: still so?
         assert failed, f"{example.slug} now holds on TF {tf_facts.tf.__version__}"
         return
     assert not failed, f"{example.slug}: {failed}\n{report.message}"
@@ -46,11 +47,14 @@ def test_checks_fail_when_the_run_disagrees():
     assert not results["warning print-at-trace"].holds
 
 
-@pytest.mark.parametrize("slug, fact", [
-    ("relax-shapes-rank", "3 traces, not the article's 2"),
-    ("side-effect-numpy", "AttributeError, not one collected element"),
-    ("cond-branch-shapes", "no error, not ValueError"),
-])
+@pytest.mark.parametrize(
+    "slug, fact",
+    [
+        ("relax-shapes-rank", "3 traces, not the article's 2"),
+        ("side-effect-numpy", "AttributeError, not one collected element"),
+        ("cond-branch-shapes", "no error, not ValueError"),
+    ],
+)
 def test_article_claims_that_do_not_hold(slug, fact):
     example = gallery.BY_SLUG[slug]
     report: Report = analyze(example.job())

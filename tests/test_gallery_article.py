@@ -1,5 +1,6 @@
 """The article's order (playground/gallery/article.py) against the seed article itself, and the
 verdict a run gives on the article's claim."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -9,14 +10,23 @@ import re
 import pytest
 
 from playground import gallery
-from playground.gallery import article
 from playground.contract.job import ErrorInfo, Report
+from playground.gallery import article
 
 # The seed is the team's shared file, not the repo's: beside the checkout, or inside it.
 _HERE = pathlib.Path(__file__).resolve()
-SEED = next((p for p in (_HERE.parents[1] / "shared", _HERE.parents[2] / "shared")
-             if (p / "seed" / "tf-function-autograph.txt").exists()),
-            _HERE.parents[2] / "shared") / "seed" / "tf-function-autograph.txt"
+SEED = (
+    next(
+        (
+            p
+            for p in (_HERE.parents[1] / "shared", _HERE.parents[2] / "shared")
+            if (p / "seed" / "tf-function-autograph.txt").exists()
+        ),
+        _HERE.parents[2] / "shared",
+    )
+    / "seed"
+    / "tf-function-autograph.txt"
+)
 DATA = pathlib.Path(__file__).parent / "data"
 # tf-print reuses 2.1's process() to show 3.1's rule "print() runs while tracing, tf.print() on
 # every execution"; its function is the seed's, its point is the later section's.

@@ -1,18 +1,21 @@
 """Graph inspection: nested op counts, Grappler before/after, lowering notes, DOT and HLO."""
+
 from __future__ import annotations
 
 import pytest
 
 pytest.importorskip("tensorflow")
 
-from playground import gallery  # noqa: E402
-from playground.engine import analyze  # noqa: E402
-from playground.contract.job import Job  # noqa: E402
+from playground import gallery
+from playground.contract.job import Job
+from playground.engine import analyze
 
 
 def test_seed_benchmark_is_dead_code_for_grappler():
-    source = ("import tensorflow as tf\n\n@tf.function\ndef g(a, b):\n"
-              "    for _ in range(100):\n        c = tf.matmul(a, b)\n    return c\n")
+    source = (
+        "import tensorflow as tf\n\n@tf.function\ndef g(a, b):\n"
+        "    for _ in range(100):\n        c = tf.matmul(a, b)\n    return c\n"
+    )
     graph = analyze(Job(source, "g", ("float32[8,8], float32[8,8]",))).functions[0].graph
     assert graph.op_types["MatMul"] == 100
     assert graph.op_count == 103
@@ -24,7 +27,7 @@ def test_seed_benchmark_is_dead_code_for_grappler():
 def test_control_flow_bodies_are_counted_and_lowering_is_explained():
     report = analyze(gallery.BY_SLUG["autograph-control-flow"].job())
     graph = report.functions[0].graph
-    top_level = report.functions[0].graph.dot.count("\\n")   # one label line per drawn node
+    top_level = report.functions[0].graph.dot.count("\\n")  # one label line per drawn node
     assert "StatelessIf" in graph.op_types
     assert "While" in graph.op_types or "StatelessWhile" in graph.op_types
     assert "more ops not drawn" not in graph.dot and graph.op_count > top_level  # bodies counted
@@ -41,12 +44,14 @@ def test_large_graph_drawing_is_cut_with_a_note():
 def test_hlo_only_with_jit_compile_and_errors_are_explained():
     report = analyze(gallery.BY_SLUG["xla"].job())
     assert "HloModule" in report.functions[0].hlo
-    plain = analyze(gallery.BY_SLUG["xla"].job(jit_compile=False, source=gallery.BY_SLUG[
-        "xla"].source.replace("(jit_compile=True)", "")))
+    plain = analyze(
+        gallery.BY_SLUG["xla"].job(
+            jit_compile=False, source=gallery.BY_SLUG["xla"].source.replace("(jit_compile=True)", "")
+        )
+    )
     assert plain.functions[0].hlo is None
     # A string op cannot be compiled by XLA: the call fails, and the report says why.
-    source = ("import tensorflow as tf\n\ndef s(x):\n"
-              "    return tf.strings.length(tf.strings.as_string(x))\n")
+    source = "import tensorflow as tf\n\ndef s(x):\n    return tf.strings.length(tf.strings.as_string(x))\n"
     report = analyze(Job(source, "s", ("int32[3]",), jit_compile=True))
     f = report.functions[0]
     assert f.calls[0].error is not None and "AsString" in f.calls[0].error.message

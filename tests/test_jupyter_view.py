@@ -2,6 +2,7 @@
 HTML escapes everything the user's code produced, the text fallback is the CLI's own text, the
 data rides along under its own type, and the run's language holds whatever the notebook's is.
 No kernel, no TensorFlow: tests/test_jupyter_magic.py runs the magic in a real one."""
+
 from __future__ import annotations
 
 import dataclasses

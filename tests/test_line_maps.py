@@ -1,14 +1,15 @@
 """Source line maps, through the real engine: each converted line names the user's line it came
 from (convert.line_map), and each graph op the user's line that created it (graphs.graph_ops),
 for a loop, an if, a nested function and a lambda."""
+
 from __future__ import annotations
 
 import pytest
 
 pytest.importorskip("tensorflow")
 
-from playground.engine import analyze  # noqa: E402
-from playground.contract.job import Job  # noqa: E402
+from playground.contract.job import Job
+from playground.engine import analyze
 
 SOURCE = """import tensorflow as tf
 
@@ -56,18 +57,19 @@ def test_each_converted_line_names_its_source_line(function):
     assert any("- 1.0" in line for line in converted_lines_for(function, NESTED_RETURN))
     assert any("lambda v" in line for line in converted_lines_for(function, LAMBDA))
     lines = [c.line for c in function.converted_code_lines]
-    assert lines == sorted(set(lines))                 # one origin per converted line
-    assert all(1 <= c.line <= len(function.converted_code.splitlines())
-               for c in function.converted_code_lines)
+    assert lines == sorted(set(lines))  # one origin per converted line
+    assert all(
+        1 <= c.line <= len(function.converted_code.splitlines()) for c in function.converted_code_lines
+    )
 
 
 def test_graph_ops_are_counted_per_source_line(function):
     graph = function.graph
     by_line = {int(k): v for k, v in graph.ops_by_line.items()}
-    assert by_line[LOOP] > by_line[LOOP_BODY] > 0       # the loop's machinery, then its body
+    assert by_line[LOOP] > by_line[LOOP_BODY] > 0  # the loop's machinery, then its body
     assert by_line[IF] > 0 and by_line[THEN] > 0 and by_line[ELSE] > 0
     assert by_line[NESTED_RETURN] > 0 and by_line[LAMBDA] > 0
-    assert by_line[HELPER] > 0                          # a plain helper called from the body
+    assert by_line[HELPER] > 0  # a plain helper called from the body
     assert sum(by_line.values()) <= graph.op_count == len(graph.ops)
     body_ops = [op for op in graph.ops if op.function.startswith("while_body")]
     assert body_ops and {op.line for op in body_ops} <= {LOOP, LOOP_BODY}

@@ -1,15 +1,16 @@
 """Script mode observes without perturbing: the user's objects stay TF's own, their calls run as
 under plain Python, and the outcome is the script's. Through the real engine, in process; the
 differential suite (tests/differential) checks the same against `python file.py`."""
+
 from __future__ import annotations
 
 import pytest
 
 pytest.importorskip("tensorflow")
 
-from playground.engine import analyze  # noqa: E402
-from playground.contract.job import Job  # noqa: E402
-from tests import tf_facts  # noqa: E402
+from playground.contract.job import Job
+from playground.engine import analyze
+from tests import tf_facts
 
 
 def script(source: str, **options):
@@ -60,8 +61,8 @@ print(int(fact(4)), int(outer(tf.constant(1))))
     assert report.stdout.splitlines() == ["24 3"]
     assert "could not transform" not in report.stdout
     by_name = {f.name: f for f in report.functions}
-    assert len(by_name["fact"].calls) == 1              # the user's one call, not the recursion
-    assert by_name["fact"].tracing_count == 4            # Literal 4, 3, 2, 1
+    assert len(by_name["fact"].calls) == 1  # the user's one call, not the recursion
+    assert by_name["fact"].tracing_count == 4  # Literal 4, 3, 2, 1
     assert len(by_name["double"].calls) == 0 and by_name["double"].tracing_count == 1
 
 
@@ -101,7 +102,7 @@ g(tf.constant([1.0, 2.0]))
     assert report.status == "error"
     assert report.error.type == "ValueError" and report.error.line == 11
     first, second = report.functions[0].calls
-    assert first.handled and not second.handled   # the second one ended the script
+    assert first.handled and not second.handled  # the second one ended the script
     traceback = report.error.traceback
     assert traceback.startswith("Traceback (most recent call last):")
     assert 'File "user.py", line 11, in <module>' in traceback
@@ -166,8 +167,9 @@ if __name__ == "__main__":
     assert report.stdout.splitlines() == ["__main__ user.py ['user.py']", "main block ran"]
 
 
-@pytest.mark.parametrize("exit_call, status", [("sys.exit(0)", "ok"), ("sys.exit()", "ok"),
-                                               ("sys.exit(3)", "error")])
+@pytest.mark.parametrize(
+    "exit_call, status", [("sys.exit(0)", "ok"), ("sys.exit()", "ok"), ("sys.exit(3)", "error")]
+)
 def test_exit_status_is_the_scripts(exit_call, status):
     report = script(f"import sys\nprint('before')\n{exit_call}\nprint('after')\n")
     assert report.status == status
@@ -206,7 +208,9 @@ print(int(a.n), int(b.n))
     assert report.status == "ok", report.error
     assert report.stdout == "2 1\n"
     assert [(f.name, len(f.calls), f.tracing_count) for f in report.functions] == [
-        ("Counter.increment", 2, 1), ("Counter.increment", 1, 1)]
+        ("Counter.increment", 2, 1),
+        ("Counter.increment", 1, 1),
+    ]
 
 
 def test_library_tf_functions_are_not_reported_as_the_users():
@@ -227,5 +231,4 @@ matmul = tf.function(tf.linalg.matmul)
 print(matmul(tf.ones([2, 2]), tf.ones([2, 2])).numpy().sum())
 """)
     assert report.status == "ok", report.error
-    assert [(f.global_names, f.tracing_count, len(f.calls)) for f in report.functions] == [
-        (["matmul"], 1, 1)]
+    assert [(f.global_names, f.tracing_count, len(f.calls)) for f in report.functions] == [(["matmul"], 1, 1)]

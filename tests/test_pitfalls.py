@@ -1,14 +1,15 @@
 """Each pitfall detector fires on the broken pattern, at the user's line, and stays quiet on the
 idiomatic version: static analysis confirmed by what the real run observed."""
+
 from __future__ import annotations
 
 import pytest
 
 pytest.importorskip("tensorflow")
 
-from playground.engine import analyze  # noqa: E402
-from playground.engine.pitfalls import suggest_signature  # noqa: E402
-from playground.contract.job import Job  # noqa: E402
+from playground.contract.job import Job
+from playground.engine import analyze
+from playground.engine.pitfalls import suggest_signature
 
 HEAD = "import tensorflow as tf\nimport numpy as np\n\n"
 
@@ -19,26 +20,44 @@ def warnings(body, function="f", calls=("float32[3]",), **options):
 
 
 CASES = [
-    ("print-at-trace",
-     "@tf.function\ndef f(x):\n    print('x', x)\n    return x\n", 6,
-     "@tf.function\ndef f(x):\n    tf.print('x', x)\n    return x\n"),
-    ("python-side-effect",
-     "seen = []\n\n@tf.function\ndef f(x):\n    seen.append(x)\n    return x\n", 8,
-     "@tf.function\ndef f(x):\n    parts = []\n    parts.append(x)\n    return tf.stack(parts)\n"),
-    ("variable-in-function",
-     "@tf.function\ndef f(x):\n    v = tf.Variable(1.0)\n    return x * v\n", 6,
-     "class M(tf.Module):\n    def __init__(self):\n        self.v = None\n\n"
-     "    @tf.function\n    def __call__(self, x):\n        if self.v is None:\n"
-     "            self.v = tf.Variable(1.0)\n        return x * self.v\n\nf = M()\n"),
-    ("captured-global",
-     "scale = 2.0\n\n@tf.function\ndef f(x):\n    return x * scale\n\nscale = 3.0\n", 8,
-     "SCALE = 2.0\n\n@tf.function\ndef f(x):\n    return x * SCALE\n"),
-    ("numpy-in-graph",
-     "@tf.function\ndef f(x):\n    return np.sum(x)\n", 6,
-     "@tf.function\ndef f(x):\n    return tf.reduce_sum(x) * np.float32(2.0)\n"),
-    ("python-control-flow-on-tensor-shape",
-     "@tf.function\ndef f(x):\n    if x.shape[0] > 2:\n        return x\n    return -x\n", 6,
-     "@tf.function\ndef f(x):\n    if tf.shape(x)[0] > 2:\n        return x\n    return -x\n"),
+    (
+        "print-at-trace",
+        "@tf.function\ndef f(x):\n    print('x', x)\n    return x\n",
+        6,
+        "@tf.function\ndef f(x):\n    tf.print('x', x)\n    return x\n",
+    ),
+    (
+        "python-side-effect",
+        "seen = []\n\n@tf.function\ndef f(x):\n    seen.append(x)\n    return x\n",
+        8,
+        "@tf.function\ndef f(x):\n    parts = []\n    parts.append(x)\n    return tf.stack(parts)\n",
+    ),
+    (
+        "variable-in-function",
+        "@tf.function\ndef f(x):\n    v = tf.Variable(1.0)\n    return x * v\n",
+        6,
+        "class M(tf.Module):\n    def __init__(self):\n        self.v = None\n\n"
+        "    @tf.function\n    def __call__(self, x):\n        if self.v is None:\n"
+        "            self.v = tf.Variable(1.0)\n        return x * self.v\n\nf = M()\n",
+    ),
+    (
+        "captured-global",
+        "scale = 2.0\n\n@tf.function\ndef f(x):\n    return x * scale\n\nscale = 3.0\n",
+        8,
+        "SCALE = 2.0\n\n@tf.function\ndef f(x):\n    return x * SCALE\n",
+    ),
+    (
+        "numpy-in-graph",
+        "@tf.function\ndef f(x):\n    return np.sum(x)\n",
+        6,
+        "@tf.function\ndef f(x):\n    return tf.reduce_sum(x) * np.float32(2.0)\n",
+    ),
+    (
+        "python-control-flow-on-tensor-shape",
+        "@tf.function\ndef f(x):\n    if x.shape[0] > 2:\n        return x\n    return -x\n",
+        6,
+        "@tf.function\ndef f(x):\n    if tf.shape(x)[0] > 2:\n        return x\n    return -x\n",
+    ),
 ]
 
 
@@ -51,8 +70,9 @@ def test_detector_fires_on_broken_and_not_on_fixed(code, broken, line, fixed):
 
 
 def test_print_warning_counts_traces_against_calls():
-    _, report = warnings("@tf.function\ndef f(x):\n    print('hi')\n    return x\n",
-                         calls=("float32[3]",) * 4)
+    _, report = warnings(
+        "@tf.function\ndef f(x):\n    print('hi')\n    return x\n", calls=("float32[3]",) * 4
+    )
     (w,) = report.warnings
     assert "printed during 1 of 4 call(s) and the function traced 1 time(s)" in w.message
     assert w.fix.startswith("Use tf.print")
@@ -60,8 +80,7 @@ def test_print_warning_counts_traces_against_calls():
 
 def test_python_scalar_arg_and_excessive_retracing_from_the_run():
     body = "@tf.function\ndef f(x, n):\n    return x * n\n"
-    found, report = warnings(body, calls=("float32[3], 1", "float32[3], 2", "float32[3], 3",
-                                          "float32[3], 4"))
+    found, report = warnings(body, calls=("float32[3], 1", "float32[3], 2", "float32[3], 3", "float32[3], 4"))
     codes = {c for c, _ in found}
     assert codes == {"python-scalar-arg", "excessive-retracing"}
     scalar = next(w for w in report.warnings if w.code == "python-scalar-arg")
@@ -72,8 +91,10 @@ def test_python_scalar_arg_and_excessive_retracing_from_the_run():
 
 
 def test_excessive_retracing_suggests_the_covering_signature():
-    _, report = warnings("@tf.function\ndef f(x):\n    return x + 1\n",
-                         calls=("float32[1,3]", "float32[2,3]", "float32[3,3]", "float32[4,3]"))
+    _, report = warnings(
+        "@tf.function\ndef f(x):\n    return x + 1\n",
+        calls=("float32[1,3]", "float32[2,3]", "float32[3,3]", "float32[4,3]"),
+    )
     (w,) = report.warnings
     assert w.code == "excessive-retracing"
     assert "input_signature=[tf.TensorSpec([None, 3], tf.float32)]" in w.fix
@@ -82,14 +103,18 @@ def test_excessive_retracing_suggests_the_covering_signature():
 
 def test_suggest_signature_gives_up_on_mixed_dtypes():
     assert suggest_signature(["float32[2]", "int32[2]"]) is None
-    assert suggest_signature(["float32[2], int32[]", "float32[5], int32[]"]) == \
-        "[tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.int32)]"
+    assert (
+        suggest_signature(["float32[2], int32[]", "float32[5], int32[]"])
+        == "[tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.int32)]"
+    )
 
 
 def test_idiomatic_function_has_no_warnings():
-    body = ("@tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])\n"
-            "def f(x):\n    total = tf.constant(0.0)\n    for row in x:\n"
-            "        total += tf.reduce_sum(row)\n    tf.print('total', total)\n"
-            "    return total / tf.cast(tf.shape(x)[0], tf.float32)\n")
+    body = (
+        "@tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])\n"
+        "def f(x):\n    total = tf.constant(0.0)\n    for row in x:\n"
+        "        total += tf.reduce_sum(row)\n    tf.print('total', total)\n"
+        "    return total / tf.cast(tf.shape(x)[0], tf.float32)\n"
+    )
     found, report = warnings(body, calls=("float32[2,4]", "float32[5,4]"))
     assert report.status == "ok" and found == set()

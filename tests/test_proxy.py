@@ -2,6 +2,7 @@
 front of a small echo upstream: it renders, `nginx -t` accepts it, and it does what
 docs/hosting.md says (headers it sets, websocket upgrade, body cap, per-address limits, TLS).
 tests/test_container_run.py runs the same config in the proxy image, in front of the app."""
+
 from __future__ import annotations
 
 import base64
@@ -15,24 +16,22 @@ import os
 import socket
 import threading
 import time
-from typing import Iterator
-
-import pytest
+from collections.abc import Iterator
 
 import proxy_support
+import pytest
 from proxy_support import burst, local_proxy, open_connection, request, unverified
 
 if proxy_support.missing() and os.environ.get("CI"):
-    pytest.fail(f"the proxy tests must run in CI: {proxy_support.missing()}",
-                allow_module_level=True)
-pytestmark = pytest.mark.skipif(bool(proxy_support.missing()),
-                                reason=str(proxy_support.missing()))
+    pytest.fail(f"the proxy tests must run in CI: {proxy_support.missing()}", allow_module_level=True)
+pytestmark = pytest.mark.skipif(bool(proxy_support.missing()), reason=str(proxy_support.missing()))
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
 
 class Hold:
     """/slow requests wait at the upstream until the test lets them go."""
+
     lock = threading.Lock()
     waiting = 0
     release = threading.Event()
@@ -41,6 +40,7 @@ class Hold:
 class Echo(http.server.BaseHTTPRequestHandler):
     """Answers with the request as it arrived (path, headers, body size); /slow waits (Hold);
     a websocket upgrade is accepted and each text frame echoed."""
+
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args) -> None:  # type: ignore[no-untyped-def]
@@ -53,10 +53,16 @@ class Echo(http.server.BaseHTTPRequestHandler):
             with Hold.lock:
                 Hold.waiting += 1
             Hold.release.wait(timeout=30)
-        data = json.dumps({"method": self.command, "path": self.path, "body": len(body),
-                           "headers": {k.lower(): v for k, v in self.headers.items()}}).encode()
-        script = self.path.startswith("/static/")   # a frontend script's size, as Streamlit's
-        data += b" " * (8192 if script else 0)      # (JSON allows the trailing blanks)
+        data = json.dumps(
+            {
+                "method": self.command,
+                "path": self.path,
+                "body": len(body),
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+            }
+        ).encode()
+        script = self.path.startswith("/static/")  # a frontend script's size, as Streamlit's
+        data += b" " * (8192 if script else 0)  # (JSON allows the trailing blanks)
         self.send_response(200)
         self.send_header("Content-Type", "text/javascript" if script else "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -84,8 +90,9 @@ class Echo(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.headers.get("Upgrade", "").lower() != "websocket":
             return self._answer()
-        accept = base64.b64encode(hashlib.sha1(
-            self.headers["Sec-WebSocket-Key"].encode() + GUID).digest()).decode()
+        accept = base64.b64encode(
+            hashlib.sha1(self.headers["Sec-WebSocket-Key"].encode() + GUID).digest()
+        ).decode()
         self.send_response(101)
         self.send_header("Upgrade", "websocket")
         self.send_header("Connection", "Upgrade")
@@ -94,11 +101,11 @@ class Echo(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
         while True:
             opcode, payload = self._frame()
-            if opcode == 8:                                   # close: answer it and stop
+            if opcode == 8:  # close: answer it and stop
                 self.wfile.write(bytes([0x88, len(payload)]) + payload)
                 self.close_connection = True
                 return
-            self.wfile.write(bytes([0x80 | opcode, len(payload)]) + payload)   # < 126 bytes
+            self.wfile.write(bytes([0x80 | opcode, len(payload)]) + payload)  # < 126 bytes
             self.wfile.flush()
 
     def _frame(self) -> tuple[int, bytes]:
@@ -108,7 +115,7 @@ class Echo(http.server.BaseHTTPRequestHandler):
             length = int.from_bytes(self.rfile.read(2), "big")
         elif length == 127:
             length = int.from_bytes(self.rfile.read(8), "big")
-        mask = self.rfile.read(4)                             # a client's frames are masked
+        mask = self.rfile.read(4)  # a client's frames are masked
         data = self.rfile.read(length)
         return head[0] & 0x0F, bytes(b ^ mask[i % 4] for i, b in enumerate(data))
 
@@ -142,13 +149,18 @@ def test_template_renders_for_both_places_and_nginx_accepts_it(tmp_path) -> None
     assert done.returncode == 0, done.stderr
     assert "test is successful" in done.stderr
     # The container's values render the same template (only the values differ).
-    container = module.render(module.TEMPLATE.read_text(), {
-        "PROXY_UPSTREAM": "playground:8501", "PROXY_LISTEN": "8443",
-        "PROXY_CERT": "/tmp/nginx/tls/cert.pem", "PROXY_KEY": "/tmp/nginx/tls/key.pem"})
+    container = module.render(
+        module.TEMPLATE.read_text(),
+        {
+            "PROXY_UPSTREAM": "playground:8501",
+            "PROXY_LISTEN": "8443",
+            "PROXY_CERT": "/tmp/nginx/tls/cert.pem",
+            "PROXY_KEY": "/tmp/nginx/tls/key.pem",
+        },
+    )
     assert "server playground:8501;" in container and "listen 8443 ssl;" in container
     for bad in ({"PROXY_UPSTREAM": "x; evil"}, {"PROXY_UPSTREAM": ""}, {}):
-        values = {"PROXY_UPSTREAM": "a:1", "PROXY_LISTEN": "1", "PROXY_CERT": "c",
-                  "PROXY_KEY": "k", **bad}
+        values = {"PROXY_UPSTREAM": "a:1", "PROXY_LISTEN": "1", "PROXY_CERT": "c", "PROXY_KEY": "k", **bad}
         if not bad:
             del values["PROXY_KEY"]
         with pytest.raises(ValueError):
@@ -162,10 +174,17 @@ def test_serves_tls_and_the_proxy_sets_the_client_headers(proxy) -> None:
     with socket.create_connection((host, int(port)), timeout=10) as raw:
         with unverified().wrap_socket(raw, server_hostname="localhost") as tls:
             assert tls.version() in ("TLSv1.2", "TLSv1.3")
-            assert tls.getpeercert(binary_form=True)          # the self-signed certificate
-    status, body = request(proxy, path="/page?x=1", headers={
-        "Host": "play.example:8443", "X-Forwarded-For": "203.0.113.9, 198.51.100.1",
-        "X-Real-IP": "203.0.113.9", "Forwarded": "for=203.0.113.9"})
+            assert tls.getpeercert(binary_form=True)  # the self-signed certificate
+    status, body = request(
+        proxy,
+        path="/page?x=1",
+        headers={
+            "Host": "play.example:8443",
+            "X-Forwarded-For": "203.0.113.9, 198.51.100.1",
+            "X-Real-IP": "203.0.113.9",
+            "Forwarded": "for=203.0.113.9",
+        },
+    )
     seen = json.loads(body)
     assert status == 200 and seen["path"] == "/page?x=1"
     headers = seen["headers"]
@@ -179,8 +198,7 @@ def test_scripts_are_compressed_for_a_browser_that_accepts_gzip(proxy) -> None:
     conn = open_connection(proxy)
     try:
         for accepts in (True, False):
-            conn.request("GET", "/static/js/index.js",
-                         headers={"Accept-Encoding": "gzip"} if accepts else {})
+            conn.request("GET", "/static/js/index.js", headers={"Accept-Encoding": "gzip"} if accepts else {})
             answer = conn.getresponse()
             body = answer.read()
             assert answer.status == 200
@@ -204,6 +222,7 @@ def test_static_and_editor_files_are_kept_and_nothing_else_is(proxy) -> None:
         seen = json.loads(answer.read())
         assert answer.status == 200
         return answer.getheader("X-Cache", ""), seen["headers"]
+
     try:
         for path in ("/static/js/Button.abc123.js", "/editor/ace-1.45.2/ace.js"):
             status, headers = fetch(path, "first")
@@ -227,8 +246,9 @@ def test_plain_http_on_the_tls_port_is_redirected(proxy) -> None:
 def test_websocket_upgrade_reaches_the_upstream(proxy) -> None:
     from websockets.sync.client import connect
 
-    with connect(proxy.replace("https://", "wss://") + "/_stcore/stream", ssl=unverified(),
-                 open_timeout=10) as ws:
+    with connect(
+        proxy.replace("https://", "wss://") + "/_stcore/stream", ssl=unverified(), open_timeout=10
+    ) as ws:
         ws.send("ping through nginx")
         assert ws.recv(timeout=10) == "ping through nginx"
 
@@ -251,7 +271,7 @@ def test_a_burst_of_requests_gets_429_but_health_checks_do_not(proxy) -> None:
     # 10 r/s with a burst of 40, no delay: 41 pass at once, then 10 a second, the rest get 429.
     assert set(page) == {200, 429}, page
     assert 41 <= page.count(200) <= 41 + 10 * elapsed + 2, (page.count(200), elapsed)
-    assert {s for s, _ in burst(proxy, "/static/js/x.js", 120)} == {200}   # 50 r/s, burst 300
+    assert {s for s, _ in burst(proxy, "/static/js/x.js", 120)} == {200}  # 50 r/s, burst 300
 
 
 def test_more_than_20_requests_at_once_from_one_address_get_429(proxy) -> None:
@@ -260,8 +280,7 @@ def test_more_than_20_requests_at_once_from_one_address_get_429(proxy) -> None:
     with concurrent.futures.ThreadPoolExecutor(25) as pool:
         futures = [pool.submit(lambda: request(proxy, path="/slow")[0]) for _ in range(25)]
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and \
-                Hold.waiting + sum(f.done() for f in futures) < 25:
+        while time.monotonic() < deadline and Hold.waiting + sum(f.done() for f in futures) < 25:
             time.sleep(0.05)
         held = Hold.waiting
         refused = [f.result() for f in futures if f.done()]
@@ -275,8 +294,12 @@ def test_more_than_20_requests_at_once_from_one_address_get_429(proxy) -> None:
 def test_the_apis_event_stream_passes_unbuffered(proxy) -> None:
     """Each NDJSON line reaches the client when the app sends it, not with the last one."""
     conn = open_connection(proxy)
-    conn.request("POST", "/api/v1/analyze", body=b"{}", headers={
-        "Accept": "application/x-ndjson", "Content-Type": "application/json"})
+    conn.request(
+        "POST",
+        "/api/v1/analyze",
+        body=b"{}",
+        headers={"Accept": "application/x-ndjson", "Content-Type": "application/json"},
+    )
     answer = conn.getresponse()
     started = time.monotonic()
     first = answer.readline()

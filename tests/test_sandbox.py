@@ -1,4 +1,5 @@
 """The sandbox pool's contract: reports carry isolation and limits, queueing, busy, fallbacks."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -10,14 +11,13 @@ import time
 from importlib.metadata import version
 
 import pytest
+from sandbox_support import SETTINGS, poll, pool, script, timed  # noqa: F401 - pool: fixture
 
 from playground.contract.errors import LimitError, SandboxError
 from playground.contract.job import Job
 from playground.sandbox import WorkerPool, run_once
-from playground.sandbox.process import REDUCED, WARMING_NICE
 from playground.sandbox.leftovers import processes_of
-
-from sandbox_support import SETTINGS, pool, poll, script, timed  # noqa: F401 - pool: fixture
+from playground.sandbox.process import REDUCED, WARMING_NICE
 
 
 def test_report_carries_sandbox_and_executor(pool):
@@ -42,8 +42,9 @@ def test_queued_jobs_learn_their_position_and_all_finish(pool):
     reports = [None] * 4
 
     def run(i):
-        reports[i] = pool.submit(script(f"import time\ntime.sleep(0.5)\nprint({i})\n"),
-                                 on_event=events[i].append)
+        reports[i] = pool.submit(
+            script(f"import time\ntime.sleep(0.5)\nprint({i})\n"), on_event=events[i].append
+        )
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
     for t in threads:
@@ -53,7 +54,7 @@ def test_queued_jobs_learn_their_position_and_all_finish(pool):
     assert [r.stdout.strip() for r in reports] == ["0", "1", "2", "3"]
     assert all({"event": "started"} in e for e in events)
     queued = [ev for e in events for ev in e if ev["event"] == "queued"]
-    assert queued and all(ev["position"] >= 0 for ev in queued)   # 4 jobs, 2 workers
+    assert queued and all(ev["position"] >= 0 for ev in queued)  # 4 jobs, 2 workers
 
 
 def test_full_queue_says_busy_at_once():
@@ -63,10 +64,20 @@ def test_full_queue_says_busy_at_once():
         first_started = threading.Event()
         second_queued = threading.Event()
         threads = [
-            threading.Thread(target=small.submit, args=(script("import time\ntime.sleep(3)\n"),),
-                             kwargs={"on_event": lambda e: e["event"] == "started" and first_started.set()}),
-            threading.Thread(target=lambda: (first_started.wait(30), small.submit(
-                script("print(1)\n"), on_event=lambda e: e["event"] == "queued" and second_queued.set()))),
+            threading.Thread(
+                target=small.submit,
+                args=(script("import time\ntime.sleep(3)\n"),),
+                kwargs={"on_event": lambda e: e["event"] == "started" and first_started.set()},
+            ),
+            threading.Thread(
+                target=lambda: (
+                    first_started.wait(30),
+                    small.submit(
+                        script("print(1)\n"),
+                        on_event=lambda e: e["event"] == "queued" and second_queued.set(),
+                    ),
+                )
+            ),
         ]
         for t in threads:
             t.start()
@@ -102,27 +113,28 @@ def test_closed_pool_refuses_jobs():
 
 
 def test_run_once_is_the_same_sandbox_without_a_pool():
-    report = run_once(Job(source="def f(x):\n    return x + 1\n", function="f",
-                          calls=("float32[3]",)), SETTINGS)
+    report = run_once(
+        Job(source="def f(x):\n    return x + 1\n", function="f", calls=("float32[3]",)), SETTINGS
+    )
     assert report.status == "ok", report.message
     assert report.functions[0].tracing_count == 1
     assert report.sandbox.isolation in ("bubblewrap", "process")
 
 
 def test_process_fallback_is_labelled_reduced():
-    report = run_once(script("print('fallback')\n"),
-                      dataclasses.replace(SETTINGS, isolation="process"))
+    report = run_once(script("print('fallback')\n"), dataclasses.replace(SETTINGS, isolation="process"))
     assert (report.status, report.stdout) == ("ok", "fallback\n")
     assert report.sandbox.isolation == "process"
     assert any(note.startswith(REDUCED) for note in report.sandbox.notes)
 
 
 def test_importing_the_pool_does_not_import_tensorflow():
-    code = ("import sys, playground.sandbox, playground.sandbox.pool, playground.runs.executor\n"
-            "assert 'tensorflow' not in sys.modules and 'playground.engine' not in sys.modules\n")
+    code = (
+        "import sys, playground.sandbox, playground.sandbox.pool, playground.runs.executor\n"
+        "assert 'tensorflow' not in sys.modules and 'playground.engine' not in sys.modules\n"
+    )
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 
 
@@ -136,15 +148,19 @@ def test_no_worker_processes_outlive_close(fork_workers):
         report = p.submit(script("print('ran')\n"))
         assert report.stdout == "ran\n"
         pids = processes_of(warm.uid) if warm.uid is not None else []
-        assert pids or warm.uid is None            # the warm worker (and a zygote) live now
-    assert poll(lambda: all(not os.path.exists(f"/proc/{pid}") or
-                            open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
-                            for pid in pids))
+        assert pids or warm.uid is None  # the warm worker (and a zygote) live now
+    assert poll(
+        lambda: all(
+            not os.path.exists(f"/proc/{pid}")
+            or open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+            for pid in pids
+        )
+    )
 
 
 def _nice_of(pid: int) -> int:
     with open(f"/proc/{pid}/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[16])   # field 19: nice
+        return int(f.read().rsplit(")", 1)[1].split()[16])  # field 19: nice
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can restore a worker's priority")
@@ -155,9 +171,11 @@ def test_fresh_warming_workers_yield_the_cpu_and_jobs_run_at_normal_priority():
         warm = fresh._ready[0]
         pids = processes_of(warm.uid)
         assert pids and all(_nice_of(p) == WARMING_NICE for p in pids)
-        source = ("import os\nthreads = os.listdir('/proc/self/task')\n"
-                  "print(sorted({int(open(f'/proc/self/task/{t}/stat').read().rsplit(')', 1)[1]"
-                  ".split()[16]) for t in threads}))\n")
+        source = (
+            "import os\nthreads = os.listdir('/proc/self/task')\n"
+            "print(sorted({int(open(f'/proc/self/task/{t}/stat').read().rsplit(')', 1)[1]"
+            ".split()[16]) for t in threads}))\n"
+        )
         report = fresh.submit(script(source))
     assert report.status == "ok", report.message
-    assert report.stdout.strip() == "[0]"   # every thread of the job, TF's included
+    assert report.stdout.strip() == "[0]"  # every thread of the job, TF's included

@@ -1,4 +1,5 @@
 """Hostile jobs against the real sandbox: each must end in a clear Report and leave no trace."""
+
 from __future__ import annotations
 
 import os
@@ -8,12 +9,20 @@ import uuid
 from importlib.metadata import version
 
 import pytest
+from sandbox_support import (
+    SECRET,
+    SETTINGS,
+    cmdline_gone,
+    need_bwrap,
+    need_own_uid,
+    nothing_left,
+    pool,  # noqa: F401 - pool is a fixture
+    script,
+    timed,
+)
 
 from playground.contract.job import Job
 from playground.sandbox import bwrap, layout
-
-from sandbox_support import (SECRET, SETTINGS, cmdline_gone, need_bwrap, need_own_uid, nothing_left,
-                             pool, script, timed)  # noqa: F401 - pool is a fixture
 
 
 def test_endless_python_loop_stops_at_wall_time(pool):
@@ -28,13 +37,15 @@ def test_endless_python_loop_stops_at_wall_time(pool):
 
 
 def test_endless_tf_while_loop_stops_at_cpu_limit(pool):
-    source = ("import tensorflow as tf\n@tf.function\ndef spin():\n"
-              "    return tf.while_loop(lambda i: i >= 0, lambda i: i + 1, [tf.constant(0)])\n"
-              "spin()\n")
+    source = (
+        "import tensorflow as tf\n@tf.function\ndef spin():\n"
+        "    return tf.while_loop(lambda i: i >= 0, lambda i: i + 1, [tf.constant(0)])\n"
+        "spin()\n"
+    )
     report, wall = timed(pool, script(source))
     assert report.status == "timeout"
     assert report.message.startswith("CPU limit: stopped after 5 s"), report.message
-    assert wall < SETTINGS.timeout_s   # CPU, not wall time, ended it
+    assert wall < SETTINGS.timeout_s  # CPU, not wall time, ended it
     assert nothing_left(report, pool)
 
 
@@ -56,7 +67,7 @@ def test_tf_allocation_beyond_ram_is_a_memory_report(pool):
     report, wall = timed(pool, script("import tensorflow as tf\nx = tf.ones([1 << 17, 1 << 17])\n"))
     assert report.status == "memory", report.message
     assert report.message.startswith("Memory limit: could not allocate")
-    assert wall < 8          # oneDNN off: the plain allocator fails at once, no 10 s retries
+    assert wall < 8  # oneDNN off: the plain allocator fails at once, no 10 s retries
 
 
 def test_fork_bomb_is_capped_and_leaves_no_process(pool):
@@ -70,8 +81,10 @@ def test_fork_bomb_is_capped_and_leaves_no_process(pool):
 
 def test_thread_bomb_hits_the_process_limit(pool):
     need_own_uid(pool, "RLIMIT_NPROC counts threads per uid")
-    source = ("import threading, time\nwhile True:\n"
-              "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
+    source = (
+        "import threading, time\nwhile True:\n"
+        "    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+    )
     report, wall = timed(pool, script(source))
     assert report.status == "error"
     assert "can't start new thread" in report.message, report.message
@@ -82,9 +95,11 @@ def test_thread_bomb_hits_the_process_limit(pool):
 def test_setsid_daemon_does_not_survive(pool):
     need_own_uid(pool, "a setsid child escapes killpg; the PID namespace or uid sweep gets it")
     token = f"daemon-{uuid.uuid4().hex}"
-    source = ("import subprocess, sys\n"
-              f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)  # {token}'],"
-              " start_new_session=True)\nprint('spawned', p.pid)\n")
+    source = (
+        "import subprocess, sys\n"
+        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)  # {token}'],"
+        " start_new_session=True)\nprint('spawned', p.pid)\n"
+    )
     report, wall = timed(pool, script(source))
     assert report.status == "ok", report.message
     assert "spawned" in report.stdout
@@ -104,13 +119,17 @@ def test_disk_filler_hits_the_file_limit(pool):
 
 def test_disk_filler_with_many_files_hits_the_tmpfs_size(pool):
     need_bwrap(pool, "the size-capped private /tmp is a tmpfs mount")
-    source = ("import tempfile\nfor i in range(1000):\n"
-              "    with open(f'{tempfile.gettempdir()}/f{i}', 'wb') as f:\n"
-              "        f.write(b'x' * (8 << 20))\n")
+    source = (
+        "import tempfile\nfor i in range(1000):\n"
+        "    with open(f'{tempfile.gettempdir()}/f{i}', 'wb') as f:\n"
+        "        f.write(b'x' * (8 << 20))\n"
+    )
     report, wall = timed(pool, script(source))
     assert report.status in ("error", "killed")
-    assert "No space left on device" in (report.error.message if report.error else "") or \
-        "No space left" in report.message, report.message
+    assert (
+        "No space left on device" in (report.error.message if report.error else "")
+        or "No space left" in report.message
+    ), report.message
     assert wall < 8
 
 
@@ -154,8 +173,10 @@ def test_loopback_connection_is_refused(pool, listener):
 def test_loopback_from_a_fresh_interpreter_is_refused(pool, listener):
     need_bwrap(pool, "only a network namespace removes loopback")
     port = listener.getsockname()[1]
-    child = (f"import socket\\ntry:\\n    socket.create_connection(('127.0.0.1', {port}), 2)\\n"
-             f"    print('CONNECTED')\\nexcept OSError as e:\\n    print('BLOCKED', type(e).__name__)")
+    child = (
+        f"import socket\\ntry:\\n    socket.create_connection(('127.0.0.1', {port}), 2)\\n"
+        f"    print('CONNECTED')\\nexcept OSError as e:\\n    print('BLOCKED', type(e).__name__)"
+    )
     source = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', \"{child}\"])\n"
     report, _ = timed(pool, script(source))
     assert report.status == "ok", report.message
@@ -175,45 +196,52 @@ def test_root_only_file_cannot_be_read(pool):
     os.chmod(host_path, 0o600)
     seen = f"{bwrap.CODE_MOUNT}/{name}" if pool.isolation == "bubblewrap" else host_path
     try:
-        source = (f"import os\nprint('EXISTS', os.path.exists({seen!r}))\n"
-                  f"try:\n    print('READ', open({seen!r}).read())\n"
-                  "except OSError as e:\n    print('DENIED', type(e).__name__)\n"
-                  "for path in ('/etc/shadow', '/root/.bashrc'):\n"
-                  "    try:\n        open(path).read(); print('READ', path)\n"
-                  "    except OSError as e:\n        print('DENIED', path, type(e).__name__)\n")
+        source = (
+            f"import os\nprint('EXISTS', os.path.exists({seen!r}))\n"
+            f"try:\n    print('READ', open({seen!r}).read())\n"
+            "except OSError as e:\n    print('DENIED', type(e).__name__)\n"
+            "for path in ('/etc/shadow', '/root/.bashrc'):\n"
+            "    try:\n        open(path).read(); print('READ', path)\n"
+            "    except OSError as e:\n        print('DENIED', path, type(e).__name__)\n"
+        )
         report, _ = timed(pool, script(source))
     finally:
         os.unlink(host_path)
     assert report.status == "ok", report.message
-    assert "EXISTS True" in report.stdout                 # it was there to be read
+    assert "EXISTS True" in report.stdout  # it was there to be read
     assert "DENIED PermissionError" in report.stdout and SECRET not in report.stdout
     assert "READ /etc/shadow" not in report.stdout and "READ /root/.bashrc" not in report.stdout
 
 
 def test_server_environment_is_invisible(pool):
     need_own_uid(pool, "/proc/<server pid>/environ is readable by the same uid")
-    source = ("import os\nprint(dict(os.environ))\n"
-              "for pid in ('1', 'self', str(os.getppid())):\n"
-              "    try:\n        print(pid, open(f'/proc/{pid}/environ', 'rb').read())\n"
-              "    except OSError as e:\n        print(pid, 'DENIED', e)\n")
+    source = (
+        "import os\nprint(dict(os.environ))\n"
+        "for pid in ('1', 'self', str(os.getppid())):\n"
+        "    try:\n        print(pid, open(f'/proc/{pid}/environ', 'rb').read())\n"
+        "    except OSError as e:\n        print(pid, 'DENIED', e)\n"
+    )
     report, _ = timed(pool, script(source))
     assert report.status == "ok", report.message
     assert "PLAYGROUND_TEST_SECRET" not in report.stdout and SECRET not in report.stdout
-    assert "TF_NUM_INTRAOP_THREADS" in report.stdout     # the allowlist did reach the job
+    assert "TF_NUM_INTRAOP_THREADS" in report.stdout  # the allowlist did reach the job
 
 
 def test_project_tree_and_own_source_are_read_only(pool):
     need_own_uid(pool, "the project tree is writable by the server's uid")
     import playground
+
     project = os.path.dirname(os.path.dirname(playground.__file__))
     target = os.path.join(project, f"pwned-{uuid.uuid4().hex}.txt")
     # The job names its file as the user does; the copy it runs from is the job dir's.
     own = [f"{bwrap.JOB_MOUNT}/{layout.JOB_FILE}"] if pool.isolation == "bubblewrap" else []
-    source = ("import os, sys, playground\n"
-              f"paths = [{target!r}, os.path.join(os.path.dirname(playground.__file__), 'x.py')]"
-              f" + {own!r}\n"
-              "for p in paths:\n    try:\n        open(p, 'a').write('pwned')\n        print('WROTE', p)\n"
-              "    except OSError as e:\n        print('DENIED', type(e).__name__, p)\n")
+    source = (
+        "import os, sys, playground\n"
+        f"paths = [{target!r}, os.path.join(os.path.dirname(playground.__file__), 'x.py')]"
+        f" + {own!r}\n"
+        "for p in paths:\n    try:\n        open(p, 'a').write('pwned')\n        print('WROTE', p)\n"
+        "    except OSError as e:\n        print('DENIED', type(e).__name__, p)\n"
+    )
     report, _ = timed(pool, script(source))
     assert report.status == "ok", report.message
     assert "WROTE" not in report.stdout and report.stdout.count("DENIED") == 2 + len(own)
@@ -222,8 +250,10 @@ def test_project_tree_and_own_source_are_read_only(pool):
 
 def test_killing_the_parent_does_not_hurt_the_pool(pool):
     need_own_uid(pool, "without a uid or PID namespace the job may signal the server")
-    source = ("import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\n"
-              "except OSError as e:\n    print('DENIED', e)\nprint('still here')\n")
+    source = (
+        "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\n"
+        "except OSError as e:\n    print('DENIED', e)\nprint('still here')\n"
+    )
     report, wall = timed(pool, script(source))
     assert report.status in ("ok", "killed"), report.message
     assert wall < 8
@@ -235,19 +265,21 @@ def test_concurrent_jobs_cannot_see_each_other(pool):
     need_own_uid(pool, "jobs must run as different uids or in different mount namespaces")
     tokens = [uuid.uuid4().hex for _ in range(2)]
     # Files hold the reversed token, so a job's own source (which names both) never matches.
-    source = ("import os, sys, tempfile, time\nmine, theirs = {mine!r}[::-1], {theirs!r}[::-1]\n"
-              "open(os.path.join(tempfile.gettempdir(), 'mark'), 'w').write(mine)\n"
-              "job = os.path.dirname(sys._getframe().f_code.co_filename)\n"
-              "base = os.path.dirname(os.path.dirname(job))\n"
-              "roots = {{tempfile.gettempdir(), '/tmp'}} | ({{base}} | {{f'{{base}}/w{{k}}' for k in range(400)}}"
-              " if base != '/' else set())\n"
-              "deadline = time.monotonic() + 3\nwhile time.monotonic() < deadline:\n"
-              "    for root in roots:\n        for d, _, files in os.walk(root):\n"
-              "            for f in files:\n                try:\n"
-              "                    if theirs.encode() in open(os.path.join(d, f), 'rb').read(100):\n"
-              "                        print('FOUND'); deadline = 0\n"
-              "                except OSError:\n                    pass\n    time.sleep(0.1)\n"
-              "print('done', mine[::-1])\n")
+    source = (
+        "import os, sys, tempfile, time\nmine, theirs = {mine!r}[::-1], {theirs!r}[::-1]\n"
+        "open(os.path.join(tempfile.gettempdir(), 'mark'), 'w').write(mine)\n"
+        "job = os.path.dirname(sys._getframe().f_code.co_filename)\n"
+        "base = os.path.dirname(os.path.dirname(job))\n"
+        "roots = {{tempfile.gettempdir(), '/tmp'}} | ({{base}} | {{f'{{base}}/w{{k}}' for k in range(400)}}"
+        " if base != '/' else set())\n"
+        "deadline = time.monotonic() + 3\nwhile time.monotonic() < deadline:\n"
+        "    for root in roots:\n        for d, _, files in os.walk(root):\n"
+        "            for f in files:\n                try:\n"
+        "                    if theirs.encode() in open(os.path.join(d, f), 'rb').read(100):\n"
+        "                        print('FOUND'); deadline = 0\n"
+        "                except OSError:\n                    pass\n    time.sleep(0.1)\n"
+        "print('done', mine[::-1])\n"
+    )
     reports = [None, None]
 
     def run(i):
@@ -265,8 +297,10 @@ def test_concurrent_jobs_cannot_see_each_other(pool):
 
 
 def test_autograph_still_converts_inside_the_sandbox(pool):
-    source = ("import tensorflow as tf\n\ndef f(x):\n    if tf.reduce_sum(x) > 0:\n"
-              "        x = x * 2\n    return x\n")
+    source = (
+        "import tensorflow as tf\n\ndef f(x):\n    if tf.reduce_sum(x) > 0:\n"
+        "        x = x * 2\n    return x\n"
+    )
     report, wall = timed(pool, Job(source=source, function="f", calls=("float32[3]",)))
     assert report.status == "ok", report.message
     code = report.functions[0].converted_code

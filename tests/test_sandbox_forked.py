@@ -3,6 +3,7 @@
 One zygote (pool_size=1) serves every job here, so each test's jobs come from the same warm
 parent, one after another: exactly where a leak between jobs would show.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -11,10 +12,9 @@ import signal
 import uuid
 
 import pytest
+from sandbox_support import SETTINGS, need_bwrap, poll, script, timed
 
 from playground.sandbox import WorkerPool, forked
-
-from sandbox_support import SETTINGS, need_bwrap, poll, script, timed
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +28,11 @@ def one():
 def test_fork_is_wanted_only_under_bubblewrap_and_without_a_gpu(monkeypatch):
     monkeypatch.setattr(forked.glob, "glob", lambda pattern: [])
     assert forked.fork_wanted("auto", "bubblewrap")
-    assert not forked.fork_wanted("auto", "process")      # no namespaces: a fresh process each
+    assert not forked.fork_wanted("auto", "process")  # no namespaces: a fresh process each
     assert not forked.fork_wanted("on", "process")
     assert not forked.fork_wanted("off", "bubblewrap")
     monkeypatch.setattr(forked.glob, "glob", lambda pattern: ["/dev/nvidia0"])
-    assert not forked.fork_wanted("auto", "bubblewrap")   # CUDA does not survive a fork
+    assert not forked.fork_wanted("auto", "bubblewrap")  # CUDA does not survive a fork
     assert forked.fork_wanted("on", "bubblewrap")
 
 
@@ -45,36 +45,40 @@ def test_reports_say_the_worker_was_forked(one):
 def test_the_next_job_finds_nothing_of_the_last(one):
     token = uuid.uuid4().hex
     # '.' is a path of its own: the working directory may be a mount that '/tmp' no longer names.
-    first = ("import os, subprocess, sys\n"
-             "for folder in ('/tmp', '/dev/shm', os.environ.get('HOME', '/tmp'), '.'):\n"
-             f"    open(os.path.join(folder, 'left-{token}'), 'w').write('x')\n"
-             "for folder in ('/job', '/dev', '/'):\n"
-             "    try:\n"
-             f"        open(os.path.join(folder, 'left-{token}'), 'w').write('x')\n"
-             "        print('WROTE', folder)\n"
-             "    except OSError:\n"
-             "        pass\n"
-             f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)  # {token}'],"
-             " start_new_session=True)\n"
-             "print('init', open('/proc/1/stat').read().rsplit(')', 1)[1].split()[19])\n")
+    first = (
+        "import os, subprocess, sys\n"
+        "for folder in ('/tmp', '/dev/shm', os.environ.get('HOME', '/tmp'), '.'):\n"
+        f"    open(os.path.join(folder, 'left-{token}'), 'w').write('x')\n"
+        "for folder in ('/job', '/dev', '/'):\n"
+        "    try:\n"
+        f"        open(os.path.join(folder, 'left-{token}'), 'w').write('x')\n"
+        "        print('WROTE', folder)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)  # {token}'],"
+        " start_new_session=True)\n"
+        "print('init', open('/proc/1/stat').read().rsplit(')', 1)[1].split()[19])\n"
+    )
     report, _ = timed(one, script(first))
     assert report.status == "ok", report.message
-    assert "WROTE" not in report.stdout                     # /job, /dev and / are read-only
-    second = ("import os\nfound = []\n"
-              "for top in ('/tmp', '/dev', '/job', '/'):\n"
-              "    for folder, dirs, files in os.walk(top):\n"
-              "        if folder.startswith(('/proc', '/sys', '/usr')):\n"
-              "            dirs[:] = []\n"
-              f"        found += [f for f in files if '{token}' in f]\n"
-              f"found += [f for f in os.listdir('.') if '{token}' in f]\n"
-              "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
-              "    try:\n"
-              f"        if b'{token}' in open(f'/proc/{{pid}}/cmdline', 'rb').read():\n"
-              "            found.append('process ' + pid)\n"
-              "    except OSError:\n"
-              "        pass\n"
-              "print('found', found, sorted(os.listdir('/job')))\n"
-              "print('init', open('/proc/1/stat').read().rsplit(')', 1)[1].split()[19])\n")
+    assert "WROTE" not in report.stdout  # /job, /dev and / are read-only
+    second = (
+        "import os\nfound = []\n"
+        "for top in ('/tmp', '/dev', '/job', '/'):\n"
+        "    for folder, dirs, files in os.walk(top):\n"
+        "        if folder.startswith(('/proc', '/sys', '/usr')):\n"
+        "            dirs[:] = []\n"
+        f"        found += [f for f in files if '{token}' in f]\n"
+        f"found += [f for f in os.listdir('.') if '{token}' in f]\n"
+        "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+        "    try:\n"
+        f"        if b'{token}' in open(f'/proc/{{pid}}/cmdline', 'rb').read():\n"
+        "            found.append('process ' + pid)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "print('found', found, sorted(os.listdir('/job')))\n"
+        "print('init', open('/proc/1/stat').read().rsplit(')', 1)[1].split()[19])\n"
+    )
     after, _ = timed(one, script(second))
     assert after.status == "ok", after.message
     assert "found [] ['main.py']" in after.stdout, after.stdout
@@ -85,41 +89,45 @@ def test_the_next_job_finds_nothing_of_the_last(one):
 
 
 def test_a_job_sees_only_its_own_processes_and_holds_no_privilege(one):
-    source = ("import os\nprint('pids', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
-              "status = dict(l.split(':', 1) for l in open('/proc/self/status'))\n"
-              "print('caps', status['CapEff'].strip(), status['CapBnd'].strip(),"
-              " status['NoNewPrivs'].strip())\n"
-              "links = []\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n"
-              "        links.append(os.readlink(f'/proc/self/fd/{fd}'))\n"
-              "    except OSError:\n        pass   # listdir's own fd, closed by now\n"
-              "print('sockets', [l for l in links if l.startswith('socket:')])\n"
-              # A fresh interpreter is single-threaded (the worker is not; unshare refuses those).
-              "import subprocess, sys\nprobe = ('import ctypes, errno; c = ctypes.CDLL(None, use_errno=True); '\n"
-              "    'bad = c.unshare(0x10000000) != 0; '\n"          # CLONE_NEWUSER
-              "    'print(errno.errorcode.get(ctypes.get_errno()) if bad else \"made\")')\n"
-              "out = subprocess.run([sys.executable, '-c', probe], capture_output=True, text=True)\n"
-              "print('userns', out.stdout.strip() or out.stderr.strip()[-80:])\n")
+    source = (
+        "import os\nprint('pids', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+        "status = dict(l.split(':', 1) for l in open('/proc/self/status'))\n"
+        "print('caps', status['CapEff'].strip(), status['CapBnd'].strip(),"
+        " status['NoNewPrivs'].strip())\n"
+        "links = []\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n"
+        "        links.append(os.readlink(f'/proc/self/fd/{fd}'))\n"
+        "    except OSError:\n        pass   # listdir's own fd, closed by now\n"
+        "print('sockets', [l for l in links if l.startswith('socket:')])\n"
+        # A fresh interpreter is single-threaded (the worker is not; unshare refuses those).
+        "import subprocess, sys\nprobe = ('import ctypes, errno; c = ctypes.CDLL(None, use_errno=True); '\n"
+        "    'bad = c.unshare(0x10000000) != 0; '\n"  # CLONE_NEWUSER
+        "    'print(errno.errorcode.get(ctypes.get_errno()) if bad else \"made\")')\n"
+        "out = subprocess.run([sys.executable, '-c', probe], capture_output=True, text=True)\n"
+        "print('userns', out.stdout.strip() or out.stderr.strip()[-80:])\n"
+    )
     report, _ = timed(one, script(source))
     assert report.status == "ok", report.message
     lines = dict(line.split(" ", 1) for line in report.stdout.splitlines())
-    assert lines["pids"] == "[1, 2]"          # its namespace's init and itself: no zygote
+    assert lines["pids"] == "[1, 2]"  # its namespace's init and itself: no zygote
     assert lines["caps"] == "0000000000000000 0000000000000000 1"
-    assert lines["sockets"] == "[]"           # the zygote's control socket never reaches a job
-    assert lines["userns"] == "ENOSPC"        # no nested user namespace: no fresh capabilities
+    assert lines["sockets"] == "[]"  # the zygote's control socket never reaches a job
+    assert lines["userns"] == "ENOSPC"  # no nested user namespace: no fresh capabilities
 
 
 def test_stderr_stays_with_its_job(one):
     secret = uuid.uuid4().hex
     # Writes to every fd it has (the worker's stderr among them), then dies without a report.
-    leak = ("import os, signal\nfor fd in range(3, 64):\n    try:\n"
-            f"        os.write(fd, b'{secret}\\n')\n    except OSError:\n        pass\n"
-            "os.kill(os.getpid(), signal.SIGKILL)\n")
+    leak = (
+        "import os, signal\nfor fd in range(3, 64):\n    try:\n"
+        f"        os.write(fd, b'{secret}\\n')\n    except OSError:\n        pass\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
     first, _ = timed(one, script(leak))
     assert first.status == "killed" and "SIGKILL" in first.message, first.message
-    assert secret in first.stdout                 # its own stderr tail is shown to it...
+    assert secret in first.stdout  # its own stderr tail is shown to it...
     second, _ = timed(one, script("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"))
     assert second.status == "killed" and "SIGKILL" in second.message, second.message
-    assert secret not in second.stdout + second.message   # ...and to no one else
+    assert secret not in second.stdout + second.message  # ...and to no one else
 
 
 def test_a_dead_zygote_is_replaced(one):
@@ -135,6 +143,7 @@ def test_device_binds_come_before_dev_turns_read_only(monkeypatch):
     """A GPU worker's --dev-bind creates its mount point in /dev: that must precede the remount
     (bwrap runs its steps in order), or no GPU worker could start."""
     from playground.sandbox import bwrap
+
     monkeypatch.setattr(bwrap.glob, "glob", lambda pattern: ["/dev/nvidia0", "/dev/nvidiactl"])
     argv = bwrap.argv(["true"], {}, prefix=None, code_dir="/c", job_dir="/j", tmp_mb=8)
     binds = [i for i, a in enumerate(argv) if a == "--dev-bind"]

@@ -2,6 +2,7 @@
 nested user namespace, no keyring, no inotify or fanotify (sandbox/seccomp.py, bwrap
 --disable-userns, namespaces.forbid_user_namespaces), and a worker that cannot filter runs no job.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -18,14 +19,14 @@ import sys
 import threading
 import time
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
+from sandbox_support import SETTINGS
 
 from playground.contract.job import Job, job_to_json
-from playground.sandbox import WorkerPool, bwrap, limits as rlimits, seccomp
-
-from sandbox_support import SETTINGS
+from playground.sandbox import WorkerPool, bwrap, seccomp
+from playground.sandbox import limits as rlimits
 
 MACHINE = platform.machine()
 CALLS = seccomp.numbers()
@@ -33,16 +34,20 @@ KEYCTL_GET_KEYRING_ID, KEYCTL_UNLINK, KEYCTL_SEARCH, KEYCTL_READ = 0, 9, 10, 11
 KEY_SPEC_SESSION_KEYRING = -3
 CLONE_NEWUSER = 0x10000000
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADERS = {"x86_64": "/usr/include/x86_64-linux-gnu/asm/unistd_64.h",
-           "aarch64": "/usr/include/asm-generic/unistd.h"}
+HEADERS = {
+    "x86_64": "/usr/include/x86_64-linux-gnu/asm/unistd_64.h",
+    "aarch64": "/usr/include/asm-generic/unistd.h",
+}
 needs_filter = pytest.mark.skipif(not CALLS, reason=f"no seccomp filter for {MACHINE}")
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def syscall(number: int, *args: object) -> str:
     """'ok' or the errno name: how one raw system call ended."""
-    result = _libc.syscall(ctypes.c_long(number), *[
-        a if isinstance(a, (bytes, type(None), ctypes.Array)) else ctypes.c_long(a) for a in args])
+    result = _libc.syscall(
+        ctypes.c_long(number),
+        *[a if isinstance(a, (bytes, type(None), ctypes.Array)) else ctypes.c_long(a) for a in args],
+    )
     return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
 
 
@@ -77,11 +82,19 @@ def server_secret():
         return
     description = f"playground-server-secret-{uuid.uuid4().hex[:8]}"
     secret = f"keyring-secret-{uuid.uuid4().hex}".encode()
-    key = _libc.syscall(ctypes.c_long(CALLS["add_key"]), b"user", description.encode(), secret,
-                        ctypes.c_long(len(secret)), ctypes.c_long(KEY_SPEC_SESSION_KEYRING))
+    key = _libc.syscall(
+        ctypes.c_long(CALLS["add_key"]),
+        b"user",
+        description.encode(),
+        secret,
+        ctypes.c_long(len(secret)),
+        ctypes.c_long(KEY_SPEC_SESSION_KEYRING),
+    )
     if key < 0:
-        yield (f"this machine refuses add_key to the test's own session keyring "
-               f"({errno.errorcode[ctypes.get_errno()]}), so there is no secret to guard")
+        yield (
+            f"this machine refuses add_key to the test's own session keyring "
+            f"({errno.errorcode[ctypes.get_errno()]}), so there is no secret to guard"
+        )
         return
     yield description, key, secret
     syscall(CALLS["keyctl"], KEYCTL_UNLINK, key, KEY_SPEC_SESSION_KEYRING)
@@ -110,8 +123,9 @@ def test_the_call_numbers_are_the_kernels(machine):
     if not os.path.exists(HEADERS[machine]):
         pytest.skip(f"{HEADERS[machine]} is not installed (linux-libc-dev)")
     with open(HEADERS[machine]) as handle:
-        kernel = {name: int(number) for name, number in
-                  re.findall(r"#define __NR_(\w+)\s+(\d+)\b", handle.read())}
+        kernel = {
+            name: int(number) for name, number in re.findall(r"#define __NR_(\w+)\s+(\d+)\b", handle.read())
+        }
     table = seccomp.TABLES[machine]
     assert {name: table[name] for name in table} == {name: kernel.get(name) for name in table}
     assert set(seccomp.REFUSED) - set(table) <= {n for n in seccomp.REFUSED if n not in kernel}
@@ -127,14 +141,18 @@ def test_the_filter_refuses_its_calls_on_every_thread_and_allows_the_rest(host_k
     description, key, secret = host_key
 
     def body() -> dict:
-        answer = {"before_read": read_key(key), "before_inotify": syscall(CALLS["inotify_init1"], 0),
-                  "before": {name: syscall(nr, -1, -1, -1, -1, -1) for name, nr in CALLS.items()}}
+        answer = {
+            "before_read": read_key(key),
+            "before_inotify": syscall(CALLS["inotify_init1"], 0),
+            "before": {name: syscall(nr, -1, -1, -1, -1, -1) for name, nr in CALLS.items()},
+        }
         go, done = threading.Event(), {}
 
-        def early() -> None:                   # started before the filter, as TF's pools are
+        def early() -> None:  # started before the filter, as TF's pools are
             go.wait()
             done["read"] = read_key(key)
             done["inotify"] = syscall(CALLS["inotify_init1"], 0)
+
         thread = threading.Thread(target=early)
         thread.start()
         started = time.perf_counter()
@@ -151,8 +169,11 @@ def test_the_filter_refuses_its_calls_on_every_thread_and_allows_the_rest(host_k
         with open(os.__file__) as handle:
             answer["reads_files"] = len(handle.read(100)) == 100
         answer["new_thread"] = []
-        late = threading.Thread(target=lambda: answer["new_thread"].append(
-            syscall(CALLS["keyctl"], KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0)))
+        late = threading.Thread(
+            target=lambda: answer["new_thread"].append(
+                syscall(CALLS["keyctl"], KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0)
+            )
+        )
         late.start()
         late.join()
         return answer
@@ -201,21 +222,22 @@ def test_the_probe_asks_bubblewrap_for_what_a_cold_worker_gets(monkeypatch):
     def run(argv, **kwargs):
         seen.append(argv)
         return subprocess.CompletedProcess(argv, 0, b"", b"")
+
     monkeypatch.setattr(bwrap.subprocess, "run", run)
     assert bwrap.probe.__wrapped__(None) == ""
     cold = bwrap.argv(["true"], {}, prefix=None, code_dir="/c", job_dir="/j", tmp_mb=8)
-    zygote = bwrap.argv(["true"], {}, prefix=None, code_dir="/c", job_dir="/j", tmp_mb=8,
-                        nested_userns=True)
+    zygote = bwrap.argv(["true"], {}, prefix=None, code_dir="/c", job_dir="/j", tmp_mb=8, nested_userns=True)
 
     def userns_flags(argv: list[str]) -> list[str]:
-        return [a for a in argv[:argv.index("--die-with-parent")] if "user" in a]
+        return [a for a in argv[: argv.index("--die-with-parent")] if "user" in a]
+
     assert userns_flags(seen[0]) == userns_flags(cold) == ["--unshare-user", "--disable-userns"]
     assert userns_flags(zygote) == []
 
 
 # ---- the real sandbox: a cold pool, a forked pool, the process fallback ------------------
 
-PROBE = '''
+PROBE = """
 import ctypes, errno, os
 libc = ctypes.CDLL(None, use_errno=True)
 CALLS = {calls!r}
@@ -241,9 +263,16 @@ attempt("inotify_init1", "inotify_init1", 0)
 if "inotify_init" in CALLS:
     attempt("inotify_init", "inotify_init")
 attempt("fanotify_init", "fanotify_init", 0, 0)
-'''
-REFUSED_IN_JOB = ("read_server_key", "search_session", "session_keyring", "leave_a_key",
-                  "request_key", "inotify_init1", "fanotify_init")
+"""
+REFUSED_IN_JOB = (
+    "read_server_key",
+    "search_session",
+    "session_keyring",
+    "leave_a_key",
+    "request_key",
+    "inotify_init1",
+    "fanotify_init",
+)
 
 
 @pytest.fixture(scope="module", params=["cold", "forked", "process"])
@@ -251,9 +280,12 @@ def any_pool(request, server_secret):
     """One worker path each: a fresh bubblewrap worker per job (the CLI, fork off, GPU hosts),
     a worker forked from a zygote, and the process fallback."""
     path = request.param
-    settings = dataclasses.replace(SETTINGS, pool_size=1,
-                                   isolation="process" if path == "process" else "auto",
-                                   fork_workers="on" if path == "forked" else "off")
+    settings = dataclasses.replace(
+        SETTINGS,
+        pool_size=1,
+        isolation="process" if path == "process" else "auto",
+        fork_workers="on" if path == "forked" else "off",
+    )
     with WorkerPool(settings) as pool:
         if path != "process" and pool.isolation != "bubblewrap":
             pytest.skip(f"the {path} path needs bubblewrap: {'; '.join(pool.config.notes)}")
@@ -270,33 +302,38 @@ def test_a_job_reaches_no_keyring_no_inotify_and_no_nested_user_namespace(any_po
     report = any_pool.submit(Job(source=source, timeout_s=30.0))
     assert report.status == "ok", (report.message, report.stdout)
     lines = dict(line.split(" ", 1) for line in report.stdout.splitlines() if " " in line)
-    assert {name: lines.get(name) for name in REFUSED_IN_JOB} == \
-        {name: "EPERM" for name in REFUSED_IN_JOB}, report.stdout
+    assert {name: lines.get(name) for name in REFUSED_IN_JOB} == {name: "EPERM" for name in REFUSED_IN_JOB}, (
+        report.stdout
+    )
     assert lines.get("inotify_init", "EPERM") == "EPERM" and lines["buffer"] == "-"
-    if any_pool.isolation == "bubblewrap":         # the limit, not just TF's threads (EINVAL)
+    if any_pool.isolation == "bubblewrap":  # the limit, not just TF's threads (EINVAL)
         assert lines["unshare_user"] == "ENOSPC", report.stdout
     # The secret is still there for the host, never in anything the job produced, and the job
     # left no key in the session keyring for a later visitor's job to read.
     assert read_key(key) == secret.decode()
     assert secret.decode() not in json.dumps(dataclasses.asdict(report))
-    assert syscall(CALLS["keyctl"], KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, b"user",
-                   left.encode(), 0) == "ENOKEY"
+    assert (
+        syscall(CALLS["keyctl"], KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, b"user", left.encode(), 0)
+        == "ENOKEY"
+    )
 
 
 def test_tensorflow_runs_under_the_filter_on_every_thread(any_pool):
-    source = ("import os\nimport tensorflow as tf\n@tf.function\ndef f(x):\n    return x * 2\n"
-              "print(f(tf.constant([1.0, 2.0])).numpy())\n"
-              "def status(path):\n"
-              "    return dict(l.split(':', 1) for l in open(path) if ':' in l)\n"
-              "tasks = [status(f'/proc/self/task/{t}/status') for t in os.listdir('/proc/self/task')]\n"
-              "print('threads', len(tasks), sorted({t['Seccomp'].strip() + t['NoNewPrivs'].strip()"
-              " for t in tasks}))\n")
+    source = (
+        "import os\nimport tensorflow as tf\n@tf.function\ndef f(x):\n    return x * 2\n"
+        "print(f(tf.constant([1.0, 2.0])).numpy())\n"
+        "def status(path):\n"
+        "    return dict(l.split(':', 1) for l in open(path) if ':' in l)\n"
+        "tasks = [status(f'/proc/self/task/{t}/status') for t in os.listdir('/proc/self/task')]\n"
+        "print('threads', len(tasks), sorted({t['Seccomp'].strip() + t['NoNewPrivs'].strip()"
+        " for t in tasks}))\n"
+    )
     report = any_pool.submit(Job(source=source, timeout_s=30.0))
     assert report.status == "ok", report.message
     lines = report.stdout.splitlines()
     assert lines[0] == "[2. 4.]", report.stdout
     count, modes = lines[1].split(" ", 2)[1:]
-    assert int(count) > 1 and modes == "['21']", report.stdout   # filter mode 2, no_new_privs 1
+    assert int(count) > 1 and modes == "['21']", report.stdout  # filter mode 2, no_new_privs 1
 
 
 # ---- a worker that cannot install the filter --------------------------------------------
@@ -328,11 +365,23 @@ def _run_worker(job: Job, refuse: bool, tmp: str) -> list[dict]:
     stderr = open(os.path.join(tmp, f"stderr-{refuse}"), "w+b")
     worker = ["-m", "playground.sandbox.worker", "--fd", str(write), "--limits", json.dumps(limits)]
     if refuse:
-        worker = ["-c", REFUSE_SECCOMP, str(seccomp.TABLES[MACHINE]["seccomp"]),
-                  str(seccomp.RET_ALLOW), str(seccomp.RET_ERRNO | errno.ENOSYS), *worker]
+        worker = [
+            "-c",
+            REFUSE_SECCOMP,
+            str(seccomp.TABLES[MACHINE]["seccomp"]),
+            str(seccomp.RET_ALLOW),
+            str(seccomp.RET_ERRNO | errno.ENOSYS),
+            *worker,
+        ]
     proc = subprocess.Popen(
-        [sys.executable, *worker], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-        stderr=stderr, pass_fds=(write,), env=rlimits.worker_env(REPO, tmp), cwd=tmp)
+        [sys.executable, *worker],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        pass_fds=(write,),
+        env=rlimits.worker_env(REPO, tmp),
+        cwd=tmp,
+    )
     os.close(write)
     assert proc.stdin is not None
     proc.stdin.write((job_to_json(job) + "\n").encode())
@@ -363,8 +412,9 @@ def test_a_worker_that_cannot_filter_runs_no_job(tmp_path):
     assert [m["event"] for m in refused] == ["ready", "crash"], refused
     crash = refused[-1]
     assert crash["type"] == "SandboxError"
-    assert crash["message"].startswith("The sandbox could not install its system call filter, "
-                                       "so the job did not run:"), crash
+    assert crash["message"].startswith(
+        "The sandbox could not install its system call filter, so the job did not run:"
+    ), crash
     assert "ENOSYS" in crash["message"]
     assert not marker.exists()
 

@@ -1,21 +1,22 @@
 """CPU priority in the sandbox: a job still running after demote_after_s goes on at nice 19,
 every thread of it, while a short job keeps normal priority (the job reads its own niceness, so
 this is what the kernel applies); a zygote imports TF at WARMING_NICE, then forks at normal."""
+
 from __future__ import annotations
 
 import dataclasses
 import os
 
 import pytest
+from sandbox_support import SETTINGS, poll, script
 
 from playground.sandbox import WorkerPool
 from playground.sandbox.forked import Zygote
+from playground.sandbox.leftovers import processes_of
 from playground.sandbox.outcome import demoted_note
 from playground.sandbox.process import WARMING_NICE, SandboxConfig
-from playground.sandbox.leftovers import processes_of
-from sandbox_support import SETTINGS, poll, script
 
-READ_NICENESS = '''import os, threading, time
+READ_NICENESS = """import os, threading, time
 seen = {}
 def later():
     time.sleep(WAIT_S)
@@ -25,7 +26,7 @@ helper.start()                      # started before any demotion could happen
 time.sleep(WAIT_S)
 helper.join()
 print("main", os.getpriority(os.PRIO_PROCESS, 0), "thread", seen["thread"])
-'''
+"""
 
 
 @pytest.fixture(scope="module", params=["off", "on"], ids=["fresh-workers", "forked-workers"])
@@ -46,7 +47,7 @@ def test_a_long_job_is_demoted_with_all_its_threads(pool):
     assert report.status == "ok", report.message
     assert report.stdout.split() == ["main", "19", "thread", "19"]
     assert demoted_note(1.0) in report.sandbox.notes
-    assert {"event": "demoted", "after_s": 1.0} in events   # what the fair queue acts on
+    assert {"event": "demoted", "after_s": 1.0} in events  # what the fair queue acts on
 
 
 def test_a_short_job_keeps_normal_priority(pool):
@@ -69,10 +70,12 @@ def test_a_zygote_imports_at_warming_nice_then_forks_at_normal_priority():
         pytest.skip("zygotes need bubblewrap namespaces")
     zygote = Zygote(config)
     try:
+
         def niceness() -> set[int]:
             return {os.getpriority(os.PRIO_PROCESS, pid) for pid in processes_of(zygote.uid)}
+
         assert poll(lambda: bool(processes_of(zygote.uid)))
-        assert niceness() == {WARMING_NICE}            # while it imports TensorFlow
+        assert niceness() == {WARMING_NICE}  # while it imports TensorFlow
         zygote.wait_ready(120.0)
         assert niceness() == {0}
     finally:

@@ -1,6 +1,7 @@
 """engine/script_env.py and the capture: the user's code gets plain Python's recursion budget,
 TF's logger as TF set it up, and C's stdout in order with Python's, also in-process (here,
 under pytest's deep stack) and after the script changes the limit itself."""
+
 from __future__ import annotations
 
 import ctypes
@@ -10,11 +11,11 @@ import sys
 
 import pytest
 
+from playground.contract.job import Job
 from playground.engine import analyze, script_env
 from playground.engine.capture import OutputCapture
-from playground.contract.job import Job
 
-RECURSION = '''import sys
+RECURSION = """import sys
 
 def depth(n=0):
     try:
@@ -30,12 +31,13 @@ for bad in ("many", 0, -5):
         sys.setrecursionlimit(bad)
     except (TypeError, ValueError, RecursionError) as e:
         print(type(e).__name__, e)
-'''
+"""
 
 
 def plain_python(source: str) -> str:
-    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
-                          check=True, timeout=60).stdout
+    return subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
 
 
 def test_a_deep_recursion_fails_where_it_fails_in_plain_python():
@@ -67,7 +69,7 @@ def test_a_limit_set_by_the_module_holds_for_the_entry_calls():
 
 
 def test_tfs_logger_is_as_tf_set_it_up_while_the_retracing_warning_is_still_kept():
-    source = '''import tensorflow as tf
+    source = """import tensorflow as tf
 print([type(h).__name__ for h in tf.get_logger().handlers])
 
 @tf.function
@@ -76,11 +78,12 @@ def f(x):
 
 for i in range(8):
     f(i)
-'''
+"""
     report = analyze(Job(source=source, function=None))
     assert report.status == "ok", report.error
-    assert report.stdout.splitlines()[0] == \
-        str([type(h).__name__ for h in logging.getLogger("tensorflow").handlers])
+    assert report.stdout.splitlines()[0] == str(
+        [type(h).__name__ for h in logging.getLogger("tensorflow").handlers]
+    )
     kept = [w for f in report.functions for w in f.retracing_warnings]
     assert kept and all("triggered tf.function retracing" in w for w in kept)
 
@@ -105,9 +108,7 @@ def test_a_bad_limit_gets_pythons_own_error(bad):
             sys.setrecursionlimit(bad)
     with pytest.raises(type(shimmed.value)) as real:
         sys.setrecursionlimit(bad)
-    if bad == 1:                 # same words; the depth is the script's, not pytest's
-        assert str(shimmed.value).startswith("cannot set the recursion limit to 1 at the "
-                                             "recursion depth ")
+    if bad == 1:  # same words; the depth is the script's, not pytest's
+        assert str(shimmed.value).startswith("cannot set the recursion limit to 1 at the recursion depth ")
     else:
         assert str(shimmed.value) == str(real.value)
-

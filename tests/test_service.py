@@ -1,4 +1,5 @@
 """The hosted-service plumbing: a dead executor is rebuilt, and run logs never hold user code."""
+
 from __future__ import annotations
 
 import logging
@@ -14,8 +15,17 @@ SECRET_SOURCE = "API_KEY = 'sk-do-not-log'\ndef f(x):\n    return x\n"
 
 
 def report(status="ok"):
-    return Report("2.21.0", "CPU", status, None, "", [], [],
-                  sandbox=SandboxInfo("bubblewrap"), executor=ExecutorInfo("local", "host"))
+    return Report(
+        "2.21.0",
+        "CPU",
+        status,
+        None,
+        "",
+        [],
+        [],
+        sandbox=SandboxInfo("bubblewrap"),
+        executor=ExecutorInfo("local", "host"),
+    )
 
 
 class Pool:
@@ -43,7 +53,7 @@ def test_a_dead_pool_is_replaced_and_the_job_still_runs():
     first = executor._current()
     assert executor.submit(Job("x = 1\n")).status == "ok"
     assert first.closed and executor.restarts == 1
-    assert executor.submit(Job("x = 2\n")).status == "ok"   # the new pool stays
+    assert executor.submit(Job("x = 2\n")).status == "ok"  # the new pool stays
     assert executor.restarts == 1
 
 

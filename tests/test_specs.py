@@ -1,4 +1,5 @@
 """The call-plan grammar: tensor specs, literals, keyword calls, signatures and size caps."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,7 +24,7 @@ def test_call_mixes_tensors_literals_and_keywords():
 def test_empty_call_has_no_arguments():
     assert specs.parse_call("") == specs.CallSpec()
     assert specs.parse_call("   ") == specs.CallSpec()
-    assert specs.parse_call(" () ") == specs.CallSpec()   # how a plan line writes it
+    assert specs.parse_call(" () ") == specs.CallSpec()  # how a plan line writes it
 
 
 def test_signature_allows_none_dims():
@@ -31,18 +32,21 @@ def test_signature_allows_none_dims():
     assert sig == (specs.TensorSpec("float32", (None, 28, 28, 1)), specs.TensorSpec("int32", (None,)))
 
 
-@pytest.mark.parametrize("text, named", [
-    ("flaot32[3]", "did you mean float32"),
-    ("float32[3,x]", "malformed dim 'x'"),
-    ("float32[3", "unclosed bracket"),
-    ("float32[None]", "dynamic dim 'None'"),
-    ("float32[2.5]", "malformed dim '2.5'"),
-    ("1,,2", "empty argument"),
-    ("n=1, float32[3]", "positional argument 'float32[3]' after a keyword"),
-    ("n=1, n=2", "'n' given twice"),
-    ("tf.zeros([3])", "cannot read argument 'tf.zeros([3])'"),
-    ('"abc', "unterminated string"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("flaot32[3]", "did you mean float32"),
+        ("float32[3,x]", "malformed dim 'x'"),
+        ("float32[3", "unclosed bracket"),
+        ("float32[None]", "dynamic dim 'None'"),
+        ("float32[2.5]", "malformed dim '2.5'"),
+        ("1,,2", "empty argument"),
+        ("n=1, float32[3]", "positional argument 'float32[3]' after a keyword"),
+        ("n=1, n=2", "'n' given twice"),
+        ("tf.zeros([3])", "cannot read argument 'tf.zeros([3])'"),
+        ('"abc', "unterminated string"),
+    ],
+)
 def test_bad_calls_name_the_offending_text(text, named):
     with pytest.raises(SpecError) as info:
         specs.parse_call(text)
@@ -72,11 +76,14 @@ def test_sweep_grammar_and_resize():
     assert str(keyword) == "n=1, x=int32[5]"
 
 
-@pytest.mark.parametrize("text, named", [
-    ("x=1,2", "expected ARG[DIM]=SIZE"),
-    ("x[0]=8,zero", "sweep size 'zero'"),
-    ("x[0]=" + ",".join(["2"] * 13), "at most 12"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("x=1,2", "expected ARG[DIM]=SIZE"),
+        ("x[0]=8,zero", "sweep size 'zero'"),
+        ("x[0]=" + ",".join(["2"] * 13), "at most 12"),
+    ],
+)
 def test_bad_sweeps_name_the_problem(text, named):
     with pytest.raises(SpecError, match=named.replace("[", r"\[")):
         specs.parse_sweep(text)
@@ -91,16 +98,19 @@ def test_resize_refuses_what_the_call_cannot_take():
     with pytest.raises(SpecError, match="has 2 positional"):
         specs.resize(call, specs.Sweep(3, 0, (8,)), 8)
     with pytest.raises(TensorTooLargeError):
-        specs.resize(call, specs.Sweep(0, 0, (10 ** 9,)), 10 ** 9)
+        specs.resize(call, specs.Sweep(0, 0, (10**9,)), 10**9)
 
 
-@pytest.mark.parametrize("text, named", [
-    ("float32[²]", "malformed dim '²'"),                    # str.isdigit() accepts it, int() not
-    ("float32[١٦]", "malformed dim '١٦'"),                  # int() reads Arabic-Indic digits
-    ("float32[" + "9" * 5000 + "]", "too large: at most 18 digits"),   # int() refuses 4,300
-    ("float32[" + "9" * 19 + "]", "too large: at most 18 digits"),
-    ("float32[" + ",".join(["1"] * 255) + "]", "255 dimensions; TensorFlow allows at most 254"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("float32[²]", "malformed dim '²'"),  # str.isdigit() accepts it, int() not
+        ("float32[١٦]", "malformed dim '١٦'"),  # int() reads Arabic-Indic digits
+        ("float32[" + "9" * 5000 + "]", "too large: at most 18 digits"),  # int() refuses 4,300
+        ("float32[" + "9" * 19 + "]", "too large: at most 18 digits"),
+        ("float32[" + ",".join(["1"] * 255) + "]", "255 dimensions; TensorFlow allows at most 254"),
+    ],
+)
 def test_a_dim_is_ascii_digits_few_enough_for_int(text, named):
     for parse in (specs.parse_call, specs.parse_signature):
         with pytest.raises(SpecError, match=named):
@@ -118,14 +128,13 @@ def test_an_astronomical_shape_is_refused_and_named_in_a_few_characters():
     text = "float32[" + ",".join(["999999999999999999"] * 254) + "]"
     with pytest.raises(TensorTooLargeError, match=r"~10\^4571 elements, over the cap"):
         specs.parse_call(text)
-    assert len(specs.parse_signature(text)[0].shape) == 254      # a signature has no cap
+    assert len(specs.parse_signature(text)[0].shape) == 254  # a signature has no cap
     with pytest.raises(TensorTooLargeError) as info:
         specs.parse_call(text)
     assert len(str(info.value)) < 400
 
 
 def test_sweep_sizes_and_positions_are_ascii_digits():
-    for text in ("x[0]=²", "x[0]=١٦", "x[0]=" + "9" * 5000, "x[²]=8", "x[0" + "0" * 5000 + "]=8",
-                 "²[0]=8"):
+    for text in ("x[0]=²", "x[0]=١٦", "x[0]=" + "9" * 5000, "x[²]=8", "x[0" + "0" * 5000 + "]=8", "²[0]=8"):
         with pytest.raises(SpecError):
             specs.parse_sweep(text)

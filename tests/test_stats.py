@@ -1,4 +1,5 @@
 """Timing arithmetic with deterministic fakes: quartiles, noise, autorange, break-even."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,11 +45,14 @@ def test_collect_stops_at_budget_after_min_samples():
     assert len(samples) == 10
 
 
-@pytest.mark.parametrize("first, steady, eager, expected", [
-    (0.010, 0.001, 0.002, 9),      # 10ms + 8*1ms = 18ms <= 9*2ms = 18ms
-    (0.0015, 0.001, 0.002, 1),     # the first call already beats eager
-    (0.010, 0.002, 0.002, None),   # never pays back
-])
+@pytest.mark.parametrize(
+    "first, steady, eager, expected",
+    [
+        (0.010, 0.001, 0.002, 9),  # 10ms + 8*1ms = 18ms <= 9*2ms = 18ms
+        (0.0015, 0.001, 0.002, 1),  # the first call already beats eager
+        (0.010, 0.002, 0.002, None),  # never pays back
+    ],
+)
 def test_break_even(first, steady, eager, expected):
     assert stats.break_even(first, steady, eager) == expected
     if expected:
@@ -65,6 +69,6 @@ def test_speedup_range_brackets_median():
 
 
 def test_speedup_range_is_from_opposite_quartiles():
-    eager = [1.0, 2.0, 3.0, 4.0, 5.0]       # q1 2, median 3, q3 4
-    graph = [0.5, 1.0, 1.5, 2.0, 2.5]       # q1 1, median 1.5, q3 2
+    eager = [1.0, 2.0, 3.0, 4.0, 5.0]  # q1 2, median 3, q3 4
+    graph = [0.5, 1.0, 1.5, 2.0, 2.5]  # q1 1, median 1.5, q3 2
     assert stats.speedup(eager, graph) == (2.0, 1.0, 4.0)

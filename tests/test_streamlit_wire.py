@@ -1,20 +1,20 @@
 """tests/streamlit_wire.py against a real Streamlit server and a two-line page: a rerun BackMsg
 is one page run with the query string it carries, and a frame that is not a BackMsg closes only
 the session that sent it."""
+
 from __future__ import annotations
 
 import asyncio
 import pathlib
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from browser_support import streamlit_server  # noqa: E402
-from streamlit_wire import Session, rerun_message, stream_url  # noqa: E402
-
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from browser_support import streamlit_server
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit_wire import Session, rerun_message, stream_url
 
 PAGE = """import os
 import streamlit as st
@@ -29,16 +29,19 @@ def test_rerun_message_is_what_a_browser_sends_on_page_open() -> None:
     message.ParseFromString(rerun_message("example=retracing", url="http://127.0.0.1:8501/"))
     assert message.WhichOneof("type") == "rerun_script"
     assert message.rerun_script.query_string == "example=retracing"
-    assert message.rerun_script.HasField("widget_states")          # present, even empty
+    assert message.rerun_script.HasField("widget_states")  # present, even empty
     assert not message.rerun_script.page_script_hash
     assert message.rerun_script.context_info.url == "http://127.0.0.1:8501/"
 
 
-@pytest.mark.parametrize("base, expected", [
-    ("http://127.0.0.1:8501", "ws://127.0.0.1:8501/_stcore/stream"),
-    ("https://127.0.0.1:8443/", "wss://127.0.0.1:8443/_stcore/stream"),
-    ("http://127.0.0.1:8501/app", "ws://127.0.0.1:8501/app/_stcore/stream"),
-])
+@pytest.mark.parametrize(
+    "base, expected",
+    [
+        ("http://127.0.0.1:8501", "ws://127.0.0.1:8501/_stcore/stream"),
+        ("https://127.0.0.1:8443/", "wss://127.0.0.1:8443/_stcore/stream"),
+        ("http://127.0.0.1:8501/app", "ws://127.0.0.1:8501/app/_stcore/stream"),
+    ],
+)
 def test_stream_url(base: str, expected: str) -> None:
     assert stream_url(base) == expected
 
@@ -60,12 +63,12 @@ def test_a_rerun_is_one_page_run_with_its_query_string(page: tuple[str, pathlib.
         async with await Session.open(url) as session:
             first = await session.rerun("q=one", timeout=30)
             second = await session.rerun("q=two", timeout=30)
-            assert session.page_script_hash          # learnt from new_session
+            assert session.page_script_hash  # learnt from new_session
             return [first.status, second.status]
 
     before = log.read_text().splitlines()
     assert asyncio.run(two_runs()) == ["FINISHED_SUCCESSFULLY"] * 2
-    assert log.read_text().splitlines()[len(before):] == ["one", "two"]
+    assert log.read_text().splitlines()[len(before) :] == ["one", "two"]
 
 
 def test_garbage_closes_only_its_own_session(page: tuple[str, pathlib.Path]) -> None:

@@ -1,13 +1,14 @@
 """Tracing through the real engine: counts, retrace reasons, input_signature, reduce_retracing,
 script mode, errors on the user's lines. Asserts what TF 2.21 does, not what the article says."""
+
 from __future__ import annotations
 
 import pytest
 
 tf = pytest.importorskip("tensorflow")
 
-from playground.engine import analyze  # noqa: E402
 from playground.contract.job import Job  # noqa: E402
+from playground.engine import analyze  # noqa: E402
 from tests import tf_facts  # noqa: E402
 
 IDENTITY = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
@@ -23,11 +24,17 @@ def reasons(report):
 
 
 def test_shape_dtype_and_python_value_reasons():
-    report = run(SCALE, "scale", ["float32[3], 1", "float32[3], 1", "float32[2], 1",
-                                  "int32[2], 1", "int32[2], 2"])
+    report = run(
+        SCALE, "scale", ["float32[3], 1", "float32[3], 1", "float32[2], 1", "int32[2], 1", "int32[2], 2"]
+    )
     assert report.status == "ok"
-    assert reasons(report) == ["first call", None, "x: shape (3,) -> (2,)",
-                               "x: dtype float32 -> int32", "n: Python value 1 -> 2"]
+    assert reasons(report) == [
+        "first call",
+        None,
+        "x: shape (3,) -> (2,)",
+        "x: dtype float32 -> int32",
+        "n: Python value 1 -> 2",
+    ]
     assert report.functions[0].tracing_count == 4
     assert [c.tracing_count for c in report.functions[0].calls] == [1, 1, 2, 3, 4]
 
@@ -106,8 +113,10 @@ print("done")
 
 
 def test_script_mode_counts_literal_and_tensor_calls_like_tf():
-    source = ("import tensorflow as tf\n\n@tf.function\ndef f(a):\n    return a\n\n"
-              "f(1)\nf(2.0)\nf(tf.constant(1))\nf(tf.constant(2))\nf(tf.constant(1.0))\n")
+    source = (
+        "import tensorflow as tf\n\n@tf.function\ndef f(a):\n    return a\n\n"
+        "f(1)\nf(2.0)\nf(tf.constant(1))\nf(tf.constant(2))\nf(tf.constant(1.0))\n"
+    )
     assert run(source, function=None).functions[0].tracing_count == 4
 
 
@@ -120,18 +129,22 @@ def test_user_tracing_count_is_not_distorted_by_inspection():
 
 
 def test_redecorated_user_function_is_unwrapped_and_keeps_its_signature():
-    source = ("import tensorflow as tf\n\n"
-              "@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])\n"
-              "def f(x):\n    return x\n")
+    source = (
+        "import tensorflow as tf\n\n"
+        "@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])\n"
+        "def f(x):\n    return x\n"
+    )
     report = run(source, calls=["float32[2]", "float32[9]"])
     assert report.functions[0].tracing_count == 1
 
 
 def test_method_entry_on_a_module_instance():
-    source = ("import tensorflow as tf\n\nclass Counter(tf.Module):\n"
-              "    def __init__(self):\n        self.counter = tf.Variable(0.0)\n\n"
-              "    @tf.function\n    def increment(self):\n"
-              "        self.counter.assign_add(1.0)\n        return self.counter.read_value()\n")
+    source = (
+        "import tensorflow as tf\n\nclass Counter(tf.Module):\n"
+        "    def __init__(self):\n        self.counter = tf.Variable(0.0)\n\n"
+        "    @tf.function\n    def increment(self):\n"
+        "        self.counter.assign_add(1.0)\n        return self.counter.read_value()\n"
+    )
     report = run(source, "Counter().increment", ["", "", ""])
     outputs = [c.output for c in report.functions[0].calls]
     assert outputs == ["float32[] 1.0", "float32[] 2.0", "float32[] 3.0"]
@@ -139,23 +152,31 @@ def test_method_entry_on_a_module_instance():
 
 
 def test_errors_point_at_the_users_line():
-    source = ("import tensorflow as tf\n\n@tf.function\ndef f(x):\n"
-              "    y = x * 2\n    return y.numpy()\n")
+    source = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    y = x * 2\n    return y.numpy()\n"
     report = run(source, calls=["float32[3]"])
     error = report.functions[0].calls[0].error
     assert error.type == "AttributeError" and error.line == 6
     assert f"{tf_facts.GRAPH_TENSOR} object has no attribute 'numpy'" in error.message
 
 
-@pytest.mark.parametrize("source, function, calls, kind, text", [
-    ("def f(:\n", "f", [], "SyntaxError", "invalid syntax"),
-    ("x = 1\x00\n", "f", [], "SourceError", "null byte on line 1"),
-    (IDENTITY, "g", [], "EntryError", "entry 'g' is not defined in the source; functions in the source: f"),
-    ("x = 3\n", "x", [], "EntryError", "entry 'x' is a int, not a callable"),
-    (IDENTITY, "f", ["float32[2], 3"], None, "does not fit f(x)"),
-    (IDENTITY, "f", ["flaot32[2]"], "SpecError", "did you mean float32"),
-    ("raise RuntimeError('boom')\n", "f", [], "RuntimeError", "boom"),
-])
+@pytest.mark.parametrize(
+    "source, function, calls, kind, text",
+    [
+        ("def f(:\n", "f", [], "SyntaxError", "invalid syntax"),
+        ("x = 1\x00\n", "f", [], "SourceError", "null byte on line 1"),
+        (
+            IDENTITY,
+            "g",
+            [],
+            "EntryError",
+            "entry 'g' is not defined in the source; functions in the source: f",
+        ),
+        ("x = 3\n", "x", [], "EntryError", "entry 'x' is a int, not a callable"),
+        (IDENTITY, "f", ["float32[2], 3"], None, "does not fit f(x)"),
+        (IDENTITY, "f", ["flaot32[2]"], "SpecError", "did you mean float32"),
+        ("raise RuntimeError('boom')\n", "f", [], "RuntimeError", "boom"),
+    ],
+)
 def test_bad_input_gets_a_clear_error(source, function, calls, kind, text):
     report = run(source, function, calls)
     assert report.status == "error"
@@ -166,8 +187,10 @@ def test_bad_input_gets_a_clear_error(source, function, calls, kind, text):
 
 
 def test_script_that_raises_reports_the_line_and_keeps_earlier_calls():
-    source = ("import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x + 1\n\n"
-              "f(tf.constant(1.0))\nraise ValueError('later')\n")
+    source = (
+        "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x + 1\n\n"
+        "f(tf.constant(1.0))\nraise ValueError('later')\n"
+    )
     report = run(source, function=None)
     assert report.error.type == "ValueError" and report.error.line == 8
     assert report.functions[0].tracing_count == 1
@@ -181,8 +204,7 @@ def test_lambda_entry_is_explained():
 
 
 def test_tf_print_output_is_captured_per_call():
-    source = ("import tensorflow as tf\n\n@tf.function\ndef f(x):\n"
-              "    tf.print('value', x)\n    return x\n")
+    source = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    tf.print('value', x)\n    return x\n"
     report = run(source, calls=["int32[]", "int32[]"])
     assert all(c.stdout.startswith("value ") for c in report.functions[0].calls)
 
@@ -193,18 +215,20 @@ def test_size_sweep_times_each_size_and_shows_retraces():
     assert [p.size for p in plain.sweep] == [4, 16, 64] and plain.sweep_label == "x dim 0"
     assert [p.graph_traces for p in plain.sweep] == [1, 2, 3]  # every size is a new shape
     assert all(p.eager_s > 0 and p.graph_s > 0 and p.xla_s > 0 for p in plain.sweep)
-    fixed = run(SCALE, "scale", ["float32[2], float32[]"], signature="float32[None], float32[]",
-                **sweep_job).functions[0].timing
+    fixed = (
+        run(SCALE, "scale", ["float32[2], float32[]"], signature="float32[None], float32[]", **sweep_job)
+        .functions[0]
+        .timing
+    )
     assert [p.graph_traces for p in fixed.sweep] == [1, 1, 1]
     assert fixed.environment["tensorflow_version"] == tf.__version__  # the TF that ran it
     bad = run(SCALE, "scale", ["float32[2], 2.0"], **{**sweep_job, "sweep": "n[0]=4"})
-    assert "size sweep n[0]=4: argument 2.0 has no dimension 0" in \
-        bad.functions[0].conversion_note
+    assert "size sweep n[0]=4: argument 2.0 has no dimension 0" in bad.functions[0].conversion_note
 
 
 def test_fallbacks_name_the_private_apis_this_version_lacks():
     report = run(calls=["float32[2]", "float32[3]"])
     assert {f.feature for f in report.fallbacks} == tf_facts.FALLBACKS
     assert all(f.available and f.detail for f in report.fallbacks)
-    assert reasons(report) == ["first call", "x: shape (2,) -> (3,)"]   # the fallback worked
+    assert reasons(report) == ["first call", "x: shape (2,) -> (3,)"]  # the fallback worked
     assert "shape=(3,)" in report.functions[0].concrete_signatures[-1]

@@ -1,4 +1,5 @@
 """The converted-code diff on real tf.autograph.to_code output (recorded by tests/data/record_code.py)."""
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ RECORDED = json.loads((pathlib.Path(__file__).parent / "data" / "to_code.json").
 def run(name: str) -> code_diff.CodeDiff:
     entry = RECORDED[name]
     source = entry["source"]
-    return code_diff.diff(source[source.index("@tf.function"):], entry["converted"])
+    return code_diff.diff(source[source.index("@tf.function") :], entry["converted"])
 
 
 def marked(result: code_diff.CodeDiff, prefix: str) -> list[str]:
@@ -24,11 +25,18 @@ def marked(result: code_diff.CodeDiff, prefix: str) -> list[str]:
 def test_name_loads_and_wrapper_are_not_changes() -> None:
     result = run("square_sum")
     kept = marked(result, "  ")
-    assert "y = ag__.ld(x) * ag__.ld(x)" in kept          # only ag__.ld noise: unchanged
+    assert "y = ag__.ld(x) * ag__.ld(x)" in kept  # only ag__.ld noise: unchanged
     assert "y = ag__.ld(y) + 1.0" in kept
     assert kept[0] == "def tf__square_sum(x, n):"
-    for wrapper in ("do_return = False", "retval_ = ag__.UndefinedReturnValue()", "try:",
-                    "do_return = True", "except:", "raise", "return fscope.ret(retval_, do_return)"):
+    for wrapper in (
+        "do_return = False",
+        "retval_ = ag__.UndefinedReturnValue()",
+        "try:",
+        "do_return = True",
+        "except:",
+        "raise",
+        "return fscope.ret(retval_, do_return)",
+    ):
         assert wrapper in kept and wrapper not in marked(result, "+ ")
     assert not any(line.startswith("with ag__.FunctionScope") for line in marked(result, "+ "))
 
@@ -49,7 +57,7 @@ def test_if_becomes_if_stmt_with_bodies_kept() -> None:
     assert any(line.startswith("ag__.if_stmt(ag__.ld(factor) > 1") for line in added)
     assert "if factor > 1:" in removed and "else:" in removed
     assert "x = ag__.ld(x) * ag__.ld(factor)" in marked(result, "  ")
-    assert not any(line.startswith("#") for line in removed)   # comments are not code changes
+    assert not any(line.startswith("#") for line in removed)  # comments are not code changes
 
 
 def test_while_becomes_while_stmt_and_helper_call_is_converted() -> None:
@@ -61,13 +69,14 @@ def test_while_becomes_while_stmt_and_helper_call_is_converted() -> None:
     assert "i -= 1" in marked(result, "  ")
     # The print keeps its meaning (double quotes vs single, ag__.ld(print)): not a change.
     assert "ag__.ld(print)('tracing', ag__.ld(x).shape)" in marked(result, "  ")
-    assert "retval_ = ag__.ld(total)" in marked(result, "  ")   # the return, as AutoGraph writes it
+    assert "retval_ = ag__.ld(total)" in marked(result, "  ")  # the return, as AutoGraph writes it
 
 
 def test_python_range_loop_is_a_for_stmt_too() -> None:
     result = run("python_loop")
-    assert any(line.startswith("ag__.for_stmt(ag__.converted_call(ag__.ld(range)")
-               for line in marked(result, "+ "))
+    assert any(
+        line.startswith("ag__.for_stmt(ag__.converted_call(ag__.ld(range)") for line in marked(result, "+ ")
+    )
     assert marked(result, "- ") == ["for k in range(3):"]
 
 
@@ -76,13 +85,16 @@ def test_removed_lines_sit_at_the_converted_body_depth() -> None:
     assert line == "-         for _ in tf.range(n):"
 
 
-@pytest.mark.parametrize("line, key", [
-    ("    y = ag__.ld(x) * ag__.ld(x)", "y = x * x"),
-    ("z = ag__.ldu(lambda : z, 'z')", "z = z"),
-    ('print("a")  # note', "print ( 'a' )"),
-    ("retval_ = ag__.ld(y)", "return y"),
-    ("def tf__f(x):", "def f ( x ) :"),
-])
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ("    y = ag__.ld(x) * ag__.ld(x)", "y = x * x"),
+        ("z = ag__.ldu(lambda : z, 'z')", "z = z"),
+        ('print("a")  # note', "print ( 'a' )"),
+        ("retval_ = ag__.ld(y)", "return y"),
+        ("def tf__f(x):", "def f ( x ) :"),
+    ],
+)
 def test_normalise(line: str, key: str) -> None:
     assert code_diff.normalise(line) == code_diff.normalise(key)
 

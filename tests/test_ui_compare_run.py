@@ -1,13 +1,14 @@
 """A compare run is two jobs of one client behind the real fair queue: under the default per-client
 limit (one running job) the sides run one after the other and both finish; with two allowed,
 they run at once."""
+
 from __future__ import annotations
 
 import threading
 
 from playground.contract.config import Settings
-from playground.runs.fairness import ClientLimits, FairExecutor
 from playground.contract.job import Job, Report
+from playground.runs.fairness import ClientLimits, FairExecutor
 from playground.ui import compare_run
 
 
@@ -57,7 +58,7 @@ def test_default_limits_run_the_sides_one_after_the_other_and_both_finish():
 
 
 def test_two_running_jobs_per_client_run_the_sides_at_once():
-    inner = CountingExecutor(threading.Barrier(2))     # breaks (and raises) unless both overlap
+    inner = CountingExecutor(threading.Barrier(2))  # breaks (and raises) unless both overlap
     fair = FairExecutor(inner, ClientLimits(running_per_client=2))
     events_a, events_b = Events(), Events()
     a, b = compare_run.submit_both(fair, *SIDES, "client", events_a, events_b)

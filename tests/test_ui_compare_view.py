@@ -1,10 +1,11 @@
 """The compare view's figures and tables from real recorded reports (tests/data)."""
+
 from __future__ import annotations
 
 import pathlib
 
-from playground.reports import compare
 from playground.contract.job import Job, Report
+from playground.reports import compare
 from playground.ui.results import compare as view
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -32,8 +33,16 @@ def test_timing_of_both_sides_on_one_chart():
 def test_calls_table_pairs_each_cell_and_highlights_only_what_differs():
     c = comparison("many_shapes", "many_shapes_reduce", "reduce_retracing")
     frame = view.calls_frame(c.a.functions[0], c.b.functions[0])
-    assert list(frame.columns) == ["call", "arguments", "a traced", "b traced", "a reason",
-                                   "b reason", "a result", "b result"]
+    assert list(frame.columns) == [
+        "call",
+        "arguments",
+        "a traced",
+        "b traced",
+        "a reason",
+        "b reason",
+        "a result",
+        "b result",
+    ]
     styles = [view.highlight(row) for _, row in frame.iterrows()]
     marked = [[column for column, style in zip(frame.columns, row) if style] for row in styles]
     # Call 1 traced alike; call 2 traced on both, for different reasons; 3 and 4 only on side a.

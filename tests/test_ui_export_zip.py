@@ -1,4 +1,5 @@
 """The export download helper: regular files only, links never followed, a size cap, cleanup."""
+
 from __future__ import annotations
 
 import io
@@ -29,12 +30,14 @@ def export_dir(tmp_path: pathlib.Path) -> pathlib.Path:
 
 def test_regular_files_are_zipped_under_their_part(export_dir: pathlib.Path) -> None:
     archives = export_zip.collect(str(export_dir))
-    assert names(archives["savedmodel"]) == ["savedmodel/saved_model.pb",
-                                             "savedmodel/variables/variables.index"]
+    assert names(archives["savedmodel"]) == [
+        "savedmodel/saved_model.pb",
+        "savedmodel/variables/variables.index",
+    ]
     assert names(archives["tensorboard"]) == ["tensorboard/events.out.tfevents.1.host"]
     data = zipfile.ZipFile(io.BytesIO(archives["savedmodel"].data)).read("savedmodel/saved_model.pb")
     assert data == b"pb" * 100 and archives["savedmodel"].size_bytes == 203
-    assert not export_dir.exists()          # nothing the job wrote stays on the server
+    assert not export_dir.exists()  # nothing the job wrote stays on the server
 
 
 def test_planted_links_are_not_followed(export_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
@@ -44,7 +47,7 @@ def test_planted_links_are_not_followed(export_dir: pathlib.Path, tmp_path: path
     os.symlink(secret_dir / "secret.txt", export_dir / "savedmodel" / "leak.txt")
     os.symlink(secret_dir, export_dir / "savedmodel" / "leakdir")
     os.symlink("/etc/passwd", export_dir / "tensorboard" / "passwd")
-    os.mkfifo(export_dir / "tensorboard" / "pipe")   # would hang a naive read
+    os.mkfifo(export_dir / "tensorboard" / "pipe")  # would hang a naive read
     archives = export_zip.collect(str(export_dir))
     saved = archives["savedmodel"]
     assert "savedmodel/leak.txt" not in names(saved)
@@ -75,7 +78,7 @@ def test_size_cap_refuses_with_a_message(export_dir: pathlib.Path) -> None:
     saved = archives["savedmodel"]
     assert saved.data is None and saved.size_bytes == 3203
     assert "over the" in saved.message and "cap" in saved.message
-    assert archives["tensorboard"].data is not None   # the cap is per download
+    assert archives["tensorboard"].data is not None  # the cap is per download
     assert not export_dir.exists()
 
 

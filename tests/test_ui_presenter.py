@@ -1,6 +1,7 @@
 """AppTest of presenter mode (playground/ui/presenter.py) over the real app script, with recorded
 reports replayed (tests/ui_support.py): the inputs fold away, Previous / Next step in the
 article's order and run each example, and the header answers the article's claim."""
+
 from __future__ import annotations
 
 import pathlib
@@ -9,18 +10,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground import gallery
-from playground.gallery import article
 from playground.contract.specs import parse_call
+from playground.gallery import article
 from playground.ui import keys, run, state
 
 APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
-START = "retracing"   # recorded in tests/data, as is its next example in the article's order
+START = "retracing"  # recorded in tests/data, as is its next example in the article's order
 
 
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
-    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")   # AppTest cannot drive the code editor component
+    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")  # AppTest cannot drive the code editor component
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
     return AppTest.from_file(APP, default_timeout=60)
 
@@ -48,7 +49,7 @@ def test_present_folds_the_inputs_into_a_collapsed_panel(app: AppTest) -> None:
     assert panel.proto.expanded is False
     for key in (keys.SOURCE, keys.CALLS):
         assert panel.text_area(key=key).value is not None
-    assert any(e.label.startswith("Options") for e in panel.get("expander"))   # folded inside
+    assert any(e.label.startswith("Options") for e in panel.get("expander"))  # folded inside
     # The audience sees the code itself, outside the panel, and the Run button beside the steps.
     assert any(c.value.strip() == gallery.BY_SLUG[START].source.strip() for c in app.code)
     assert not panel.get("button") or all(b.key != keys.RUN for b in panel.get("button"))
@@ -56,7 +57,7 @@ def test_present_folds_the_inputs_into_a_collapsed_panel(app: AppTest) -> None:
 
 def test_the_toggle_folds_the_inputs_and_puts_present_in_the_link(app: AppTest) -> None:
     app.run()
-    assert not any(e.get("text_area") for e in app.expander)   # the normal page: no panel
+    assert not any(e.get("text_area") for e in app.expander)  # the normal page: no panel
     app.toggle(key=keys.PRESENT).set_value(True).run()
     assert any(e.get("text_area") for e in app.expander)
     # sync_url and the share link both come from params_from_values: the link keeps the mode.
@@ -67,7 +68,7 @@ def test_the_toggle_folds_the_inputs_and_puts_present_in_the_link(app: AppTest) 
 
 def test_next_and_previous_step_in_the_articles_order_and_run(app: AppTest) -> None:
     presenting(app, START)
-    assert not any(m.label == "Traces" for m in app.metric)   # opening the mode runs nothing
+    assert not any(m.label == "Traces" for m in app.metric)  # opening the mode runs nothing
     following = article.neighbour(START, 1)
     app.button(key=keys.PRESENT_NEXT).click().run()
     assert not app.exception and keys.RUN_ERROR not in app.session_state
@@ -82,7 +83,7 @@ def test_next_and_previous_step_in_the_articles_order_and_run(app: AppTest) -> N
     app.button(key=keys.PRESENT_PREVIOUS).click().run()
     assert app.session_state[keys.EXAMPLE] == START
     assert app.session_state[keys.RESULT].example == START
-    assert app.session_state[keys.RESULT].number == 2   # a second run, not the first one kept
+    assert app.session_state[keys.RESULT].number == 2  # a second run, not the first one kept
     assert gallery.BY_SLUG[START].article_claim in header_text(app)
 
 

@@ -1,4 +1,5 @@
 """Timing-tab helpers on fakes: sweep points with gaps, retrace summaries, GPU peak memory rows."""
+
 from __future__ import annotations
 
 from playground.contract.job import ModeTiming, SweepPoint, Timing
@@ -7,8 +8,7 @@ from playground.ui.results import sweep, timing
 
 def fake_timing(points: list[SweepPoint], peak: int | None = None) -> Timing:
     mode = ModeTiming(median_s=1e-4, samples_s=[1e-4], peak_memory_bytes=peak)
-    return Timing(eager=mode, graph=mode, xla=None, first_call_s={}, sweep=points,
-                  sweep_label="x dim 0")
+    return Timing(eager=mode, graph=mode, xla=None, first_call_s={}, sweep=points, sweep_label="x dim 0")
 
 
 def test_none_points_are_left_out_of_their_line() -> None:
@@ -26,8 +26,11 @@ def test_retrace_summary_names_what_happened() -> None:
     assert "traced again at every new size (3 traces for 3 sizes)" in sweep.retrace_summary(every)
     once = [SweepPoint(s, 1e-5, 1e-5, None, 1) for s in (8, 16, 32)]
     assert "reused one graph for all 3 sizes" in sweep.retrace_summary(once)
-    some = [SweepPoint(8, 1e-5, 1e-5, None, 1), SweepPoint(16, 1e-5, 1e-5, None, 2),
-            SweepPoint(32, 1e-5, 1e-5, None, 2)]
+    some = [
+        SweepPoint(8, 1e-5, 1e-5, None, 1),
+        SweepPoint(16, 1e-5, 1e-5, None, 2),
+        SweepPoint(32, 1e-5, 1e-5, None, 2),
+    ]
     assert sweep.new_traces(some) == [1, 1, 0]
     assert "retraced at 1 of 2 size changes" in sweep.retrace_summary(some)
 
@@ -41,14 +44,25 @@ def test_peak_memory_column_only_when_the_gpu_reported_it() -> None:
 def test_environment_rows_explain_thread_defaults_and_onednn() -> None:
     rows = timing.environment_rows({"device": "CPU", "intra_op_threads": 0, "onednn": True, "extra": 1})
     shown = {r["setting"]: r["value"] for r in rows}
-    assert shown == {"Device": "CPU", "oneDNN": "on", "intra-op threads": "0 (TF default: all cores)",
-                     "extra": "1"}
+    assert shown == {
+        "Device": "CPU",
+        "oneDNN": "on",
+        "intra-op threads": "0 (TF default: all cores)",
+        "extra": "1",
+    }
 
 
 def test_speedup_shows_its_quartile_range():
     from playground.contract.job import ModeTiming, Timing
     from playground.ui.results.timing import range_text
-    t = Timing(eager=ModeTiming(2.0, [2.0]), graph=ModeTiming(1.0, [1.0]), xla=None,
-               first_call_s={}, speedup_graph=2.0, speedup_range={"graph": [1.5, 2.5]})
+
+    t = Timing(
+        eager=ModeTiming(2.0, [2.0]),
+        graph=ModeTiming(1.0, [1.0]),
+        xla=None,
+        first_call_s={},
+        speedup_graph=2.0,
+        speedup_range={"graph": [1.5, 2.5]},
+    )
     assert range_text(t, "graph") == "range 1.50–2.50× (quartiles)"
-    assert range_text(t, "xla") == ""   # no range recorded: the metric shows the ratio alone
+    assert range_text(t, "xla") == ""  # no range recorded: the metric shows the ratio alone

@@ -1,6 +1,7 @@
 """The app's side of several TF versions: the version picker runs the job on the real sandbox pool
 of that version, the page says while a version's first worker starts, and the gallery shows the
 recorded claims x versions table."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground.contract import versions
-from playground.reports.claims import ClaimTable
 from playground.contract.config import Settings
+from playground.reports.claims import ClaimTable
 from playground.reports.safe_text import unescape_markdown as shown
 from playground.ui import claims_table, keys
 from playground.ui.run import _describe
@@ -24,13 +25,13 @@ def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")
     monkeypatch.syspath_prepend(str(pathlib.Path(__file__).parent))
     at = AppTest.from_file(APP, default_timeout=180)
-    at.session_state[keys.OPTIONS_PANEL] = True   # opened, as a user would to pick a version
+    at.session_state[keys.OPTIONS_PANEL] = True  # opened, as a user would to pick a version
     return at
 
 
 def test_starting_a_version_is_shown_while_the_run_waits():
     label, fraction = _describe({"event": "starting_version", "tf_version": "2.15.1"}, 3)
-    assert "2.15.1" in shown(label) and fraction is None   # a worker's text: escaped
+    assert "2.15.1" in shown(label) and fraction is None  # a worker's text: escaped
 
 
 def test_version_picker_runs_on_the_chosen_version(app: AppTest, monkeypatch) -> None:
@@ -59,7 +60,7 @@ def test_claims_table_in_the_gallery_shows_each_version(app: AppTest, monkeypatc
     app.query_params["example"] = "signature-mismatch"
     app.run()
     assert not app.exception
-    assert not app.dataframe                  # closed, the panel draws nothing
+    assert not app.dataframe  # closed, the panel draws nothing
     app.session_state[keys.CLAIMS_PANEL] = True
     app.run()
     frame = next(d for d in app.dataframe)

@@ -4,6 +4,7 @@
 CI installs one extra version and names it in PLAYGROUND_CI_TF_VERSION (.ci/run): there a missing
 extra version fails these tests. Elsewhere they skip, saying how to install one.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,14 +28,24 @@ from tests.sandbox_support import poll
 CI_VERSION = os.environ.get("PLAYGROUND_CI_TF_VERSION", "")
 IDENTITY = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
 # The engine tests that touch TF's private APIs, and the gallery's claims (ENGINE_TESTS).
-ENGINE_TESTS = ["tests/test_tracing.py", "tests/test_graphs.py", "tests/test_pitfalls.py",
-                "tests/test_observe.py", "tests/test_gallery.py"]
+ENGINE_TESTS = [
+    "tests/test_tracing.py",
+    "tests/test_graphs.py",
+    "tests/test_pitfalls.py",
+    "tests/test_observe.py",
+    "tests/test_gallery.py",
+]
 
 
 def cli(*args, timeout=300, env=None):
-    return subprocess.run([sys.executable, "-m", "playground", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "playground", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +54,10 @@ def extra() -> versions.TFVersion:
     installed = versions.installed(Settings())
     if CI_VERSION:
         found = [v for v in installed if v.version == CI_VERSION and not v.default]
-        assert found, (f"CI installs TensorFlow {CI_VERSION} (scripts/install.sh --tf), but "
-                       f"the installed versions are: {versions.names(installed)}")
+        assert found, (
+            f"CI installs TensorFlow {CI_VERSION} (scripts/install.sh --tf), but "
+            f"the installed versions are: {versions.names(installed)}"
+        )
         return found[0]
     if len(installed) < 2:
         pytest.skip("no extra TensorFlow version installed: scripts/install.sh --tf 2.15.1")
@@ -54,11 +67,15 @@ def extra() -> versions.TFVersion:
 def fake_venv(root: Path, distribution: str, version: str) -> Path:
     """A venv as pip leaves it, as far as discovery looks: bin/python and a dist-info."""
     venv = root / f"venv-tf{version}"
-    site = venv / "lib" / "python3.11" / "site-packages" / \
-        f"{distribution.replace('-', '_')}-{version}.dist-info"
+    site = (
+        venv
+        / "lib"
+        / "python3.11"
+        / "site-packages"
+        / f"{distribution.replace('-', '_')}-{version}.dist-info"
+    )
     site.mkdir(parents=True)
-    (site / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\n"
-                                   f"Version: {version}\n")
+    (site / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n")
     (venv / "bin").mkdir()
     (venv / "bin" / "python").symlink_to(sys.executable)
     return venv
@@ -66,23 +83,31 @@ def fake_venv(root: Path, distribution: str, version: str) -> Path:
 
 # Discovery, without TensorFlow.
 
+
 def test_discovery_reads_metadata_and_never_imports_tensorflow():
-    probe = ("import sys, json; from playground.contract import versions; from playground.contract.config import "
-             "settings; v = versions.installed(settings()); "
-             "print(json.dumps([x.version for x in v] + ['tensorflow' in sys.modules]))")
-    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    probe = (
+        "import sys, json; from playground.contract import versions; from playground.contract.config import "
+        "settings; v = versions.installed(settings()); "
+        "print(json.dumps([x.version for x in v] + ['tensorflow' in sys.modules]))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
     found = json.loads(done.stdout)
     assert found[-1] is False, "discovering versions imported TensorFlow"
-    real = subprocess.run([sys.executable, "-c", "import tensorflow as tf; print(tf.__version__)"],
-                          capture_output=True, text=True, timeout=120).stdout.strip()
-    assert found[0] == real                      # the default is the interpreter's own TF
+    real = subprocess.run(
+        [sys.executable, "-c", "import tensorflow as tf; print(tf.__version__)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout.strip()
+    assert found[0] == real  # the default is the interpreter's own TF
 
 
 def test_listed_venvs_are_found_sorted_and_resolved_by_prefix(tmp_path):
-    venvs = [fake_venv(tmp_path, "tensorflow-cpu", "2.13.1"), fake_venv(tmp_path, "tensorflow",
-                                                                        "2.12.0"),
-             tmp_path / "missing"]
+    venvs = [
+        fake_venv(tmp_path, "tensorflow-cpu", "2.13.1"),
+        fake_venv(tmp_path, "tensorflow", "2.12.0"),
+        tmp_path / "missing",
+    ]
     settings = Settings(tf_venvs=",".join(str(v) for v in venvs))
     installed = versions.installed(settings)
     assert installed[0].default and [v.version for v in installed[1:]] == ["2.12.0", "2.13.1"]
@@ -103,11 +128,13 @@ def test_pool_sizes_setting():
 
 # Bad input: a version that is not installed.
 
+
 def test_cli_refuses_a_missing_version_in_one_line_naming_the_installed(tmp_path):
     source = tmp_path / "f.py"
     source.write_text(IDENTITY)
-    done = cli("analyze", str(source), "--function", "f", "--call", "float32[2]", "--tf", "1.15.0",
-               timeout=60)
+    done = cli(
+        "analyze", str(source), "--function", "f", "--call", "float32[2]", "--tf", "1.15.0", timeout=60
+    )
     installed = versions.installed(Settings())
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
@@ -116,14 +143,16 @@ def test_cli_refuses_a_missing_version_in_one_line_naming_the_installed(tmp_path
 
 
 def test_a_job_for_a_missing_version_gets_an_error_report_not_a_crash():
-    report = run_once(Job(source=IDENTITY, function="f", calls=("float32[2]",),
-                          tf_version="1.15.0"), Settings())
+    report = run_once(
+        Job(source=IDENTITY, function="f", calls=("float32[2]",), tf_version="1.15.0"), Settings()
+    )
     assert report.status == "error" and report.error is not None
     assert report.error.type == "VersionError" and "1.15.0" in report.message
     assert not report.functions
 
 
 # The extra version, for real.
+
 
 def test_versions_command_lists_default_and_extra(extra):
     listed = json.loads(cli("versions", "--json", timeout=60).stdout)
@@ -148,13 +177,16 @@ def test_pool_routes_by_version_starts_on_demand_and_shuts_idle_pools(extra):
     job = Job(source=IDENTITY, function="f", calls=("float32[2]",))
     with VersionedPool(settings) as pool:
         default = pool.submit(job)
-        assert not pool.pools()                 # no job asked for another version yet
+        assert not pool.pools()  # no job asked for another version yet
         old = pool.submit(dataclasses.replace(job, tf_version=extra.version), events.append)
         again = pool.submit(dataclasses.replace(job, tf_version=extra.version))
-        assert (default.tensorflow_version, old.tensorflow_version, again.tensorflow_version) == \
-            (versions.installed(settings)[0].version, extra.version, extra.version)
+        assert (default.tensorflow_version, old.tensorflow_version, again.tensorflow_version) == (
+            versions.installed(settings)[0].version,
+            extra.version,
+            extra.version,
+        )
         assert events[0] == {"event": "starting_version", "tf_version": extra.version}
-        assert again.executor is not None and again.executor.warm   # its pool stayed warm
+        assert again.executor is not None and again.executor.warm  # its pool stayed warm
         assert poll(lambda: not pool.pools(), timeout_s=60.0), "the idle pool was not shut down"
         assert pool.submit(job).tensorflow_version == default.tensorflow_version
 
@@ -172,14 +204,24 @@ def test_engine_tests_pass_on_the_extra_version(extra):
     if has_pytest.returncode != 0:
         assert not CI_VERSION, "CI's extra venv has no pytest: scripts/install.sh --test --tf"
         pytest.skip(f"{extra.python} has no pytest: scripts/install.sh --test --tf {extra.version}")
-    done = subprocess.run([extra.python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *ENGINE_TESTS], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(
+        [extra.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ENGINE_TESTS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
 
 
 def test_claim_table_has_every_version(extra):
-    slugs = ["relax-shapes-rank", "side-effect-numpy", "variable-in-function",
-             "cond-branch-shapes", "dead-matmuls"]
+    slugs = [
+        "relax-shapes-rank",
+        "side-effect-numpy",
+        "variable-in-function",
+        "cond-branch-shapes",
+        "dead-matmuls",
+    ]
     done = cli("claims", "--json", *[a for s in slugs for a in ("--example", s)], timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     table = json.loads(done.stdout)
@@ -189,7 +231,7 @@ def test_claim_table_has_every_version(extra):
     default = installed[0]
     for row in table["rows"]:
         assert set(row["results"]) == set(installed), row
-        assert row["results"][default]["holds"], row   # the gallery's facts are the default's
+        assert row["results"][default]["holds"], row  # the gallery's facts are the default's
         differs = [v for v in installed if row["results"][v] != row["results"][default]]
         assert bool(differs) == bool(row["changes"]), row
 
@@ -197,8 +239,7 @@ def test_claim_table_has_every_version(extra):
 def test_in_process_refuses_another_version(tmp_path, extra):
     source = tmp_path / "f.py"
     source.write_text(IDENTITY)
-    done = cli("analyze", str(source), "--function", "f", "--tf", extra.version, "--in-process",
-               timeout=60)
+    done = cli("analyze", str(source), "--function", "f", "--tf", extra.version, "--in-process", timeout=60)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "--in-process" in done.stderr
 
@@ -219,6 +260,7 @@ class _Recording:
 
 def test_ray_executor_runs_the_default_version_only():
     from playground.runs.executor import DefaultVersionOnly
+
     inner = _Recording()
     wrapped = DefaultVersionOnly(inner)
     refused = wrapped.submit(Job(source=IDENTITY, function="f", tf_version="2.15.1"))

@@ -1,5 +1,6 @@
 """The host's decoder for what a worker says (contract/protocol.py, contract/decode.py): every
 line is hostile, so each check here is an attack a job can make by writing to its own pipe."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,15 @@ from playground.contract import protocol
 from playground.contract.decode import Bounds, DecodeError, decode
 from playground.contract.job import Report, to_dict
 
-OK_REPORT = Report(tensorflow_version="2.21.0", device="CPU", status="ok", error=None,
-                   stdout="hi\n", warnings=[], functions=[])
+OK_REPORT = Report(
+    tensorflow_version="2.21.0",
+    device="CPU",
+    status="ok",
+    error=None,
+    stdout="hi\n",
+    warnings=[],
+    functions=[],
+)
 
 
 def report_line(**changes) -> bytes:
@@ -28,20 +36,30 @@ def test_a_real_report_round_trips():
 
 
 def test_stray_bytes_and_unknown_or_host_kinds_are_no_message():
-    for line in (b"", b"hello", b"[1, 2]", b'{"no": "event"}', b'{"event": "demoted"}',
-                 b'{"event": "queued", "position": 0}', b'{"event": "started"}'):
+    for line in (
+        b"",
+        b"hello",
+        b"[1, 2]",
+        b'{"no": "event"}',
+        b'{"event": "demoted"}',
+        b'{"event": "queued", "position": 0}',
+        b'{"event": "started"}',
+    ):
         assert protocol.parse(line) is None, line
 
 
-@pytest.mark.parametrize("changes, field", [
-    ({"functions": "everything"}, "functions"),
-    ({"status": "fine"}, "status"),
-    ({"duration_s": "soon"}, "duration_s"),
-    ({"warnings": [{"code": 1, "line": None, "message": "m"}]}, "warnings[0].code"),
-    ({"functions": [{"name": "f"}]}, "functions[0].tracing_count"),
-    ({"device": "x" * 20_000}, "device"),
-    ({"environment": json.loads('{"a": ' * 12 + "1" + "}" * 12)}, "environment"),
-])
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"functions": "everything"}, "functions"),
+        ({"status": "fine"}, "status"),
+        ({"duration_s": "soon"}, "duration_s"),
+        ({"warnings": [{"code": 1, "line": None, "message": "m"}]}, "warnings[0].code"),
+        ({"functions": [{"name": "f"}]}, "functions[0].tracing_count"),
+        ({"device": "x" * 20_000}, "device"),
+        ({"environment": json.loads('{"a": ' * 12 + "1" + "}" * 12)}, "environment"),
+    ],
+)
 def test_a_report_that_does_not_fit_its_type_is_malformed_and_names_the_field(changes, field):
     with pytest.raises(protocol.MalformedMessage) as refused:
         protocol.parse(report_line(**changes))
@@ -49,8 +67,11 @@ def test_a_report_that_does_not_fit_its_type_is_malformed_and_names_the_field(ch
 
 
 def test_nan_and_infinity_become_none_where_none_fits_and_are_malformed_elsewhere():
-    verified = {"signatures": [{"key": "k", "inputs": {}, "outputs": {}, "max_abs_diff": 1.0}],
-                "verified": True, "path": ""}
+    verified = {
+        "signatures": [{"key": "k", "inputs": {}, "outputs": {}, "max_abs_diff": 1.0}],
+        "verified": True,
+        "path": "",
+    }
     line = report_line(export=verified).replace(b'"max_abs_diff": 1.0', b'"max_abs_diff": NaN')
     assert protocol.parse(line).report.export.signatures[0].max_abs_diff is None
     for constant in (b"NaN", b"Infinity", b"1e999"):
@@ -74,38 +95,47 @@ def test_ten_million_empty_objects_are_counted_before_any_is_built():
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 3 * len(line)        # copies of the bytes, never ten million objects
+    assert peak < 3 * len(line)  # copies of the bytes, never ten million objects
 
 
 def test_commas_inside_strings_do_not_count_as_values():
-    printed = "," * 1_000_000 + '"\\,' * 1000            # an honest job that prints commas
+    printed = "," * 1_000_000 + '"\\,' * 1000  # an honest job that prints commas
     message = protocol.parse(report_line(stdout=printed))
     assert isinstance(message, protocol.ReportMessage) and message.report.stdout == printed
 
 
 def test_an_event_is_held_to_its_own_size():
-    big = json.dumps({"event": "call_started", "function": "f", "index": 0,
-                      "args": "x" * (protocol.EVENT_LINE_BYTES + 1)}).encode()
+    big = json.dumps(
+        {"event": "call_started", "function": "f", "index": 0, "args": "x" * (protocol.EVENT_LINE_BYTES + 1)}
+    ).encode()
     with pytest.raises(protocol.MalformedMessage):
         protocol.parse(big)
     with pytest.raises(protocol.MalformedMessage):
-        protocol.parse(b'{"event": "call_started", "function": "f", "index": 0, "args": "'
-                       + b"x" * 5000 + b'"}')
+        protocol.parse(
+            b'{"event": "call_started", "function": "f", "index": 0, "args": "' + b"x" * 5000 + b'"}'
+        )
 
 
 def test_progress_is_rebuilt_from_its_fields_only():
-    line = (b'{"event": "call_finished", "function": "f", "index": 2, "retraced": true, '
-            b'"reason": "x: shape (3,) -> (2,)", "tracing_count": 2, "error": null, '
-            b'"event2": "demoted", "extra": "dropped"}')
+    line = (
+        b'{"event": "call_finished", "function": "f", "index": 2, "retraced": true, '
+        b'"reason": "x: shape (3,) -> (2,)", "tracing_count": 2, "error": null, '
+        b'"event2": "demoted", "extra": "dropped"}'
+    )
     message = protocol.parse(line)
     assert protocol.as_event(message) == {
-        "event": "call_finished", "function": "f", "index": 2, "retraced": True,
-        "reason": "x: shape (3,) -> (2,)", "tracing_count": 2, "error": None}
+        "event": "call_finished",
+        "function": "f",
+        "index": 2,
+        "retraced": True,
+        "reason": "x: shape (3,) -> (2,)",
+        "tracing_count": 2,
+        "error": None,
+    }
 
 
 def test_skipped_kinds_are_not_parsed():
-    assert protocol.parse(b'{"event": "call_started", "function": 1}',
-                          skip=protocol.PROGRESS) is None
+    assert protocol.parse(b'{"event": "call_started", "function": 1}', skip=protocol.PROGRESS) is None
     with pytest.raises(protocol.MalformedMessage):
         protocol.parse(b'{"event": "call_started", "function": 1}')
 
@@ -114,19 +144,19 @@ def test_line_reader_is_linear_in_the_number_of_lines():
     reader = protocol.LineReader(line_budget=1 << 30)
     started = time.process_time()
     kept = []
-    for _ in range(8):    # as a 1 MiB pipe delivers it: 512 K newlines and 128 K stray lines
+    for _ in range(8):  # as a 1 MiB pipe delivers it: 512 K newlines and 128 K stray lines
         kept += reader.feed(b"\n" * (1 << 19) + b"{}\n" * (1 << 17) + b'{"event": "x"}\n')
     elapsed = time.process_time() - started
     assert kept == [b'{"event": "x"}'] * 8
-    assert elapsed < 1.0, elapsed      # quadratic splitting took 13 to 15 s for 512 K lines
+    assert elapsed < 1.0, elapsed  # quadratic splitting took 13 to 15 s for 512 K lines
 
 
 def test_a_long_line_arriving_in_small_chunks_is_joined_once():
     reader = protocol.LineReader()
     started = time.process_time()
     line = b'{"event": "report", "report": "' + b"z" * (12 << 20) + b'"}'
-    for offset in range(0, len(line), 64 << 10):                 # a pipe's 64 KiB at a time
-        assert reader.feed(line[offset:offset + (64 << 10)]) == []
+    for offset in range(0, len(line), 64 << 10):  # a pipe's 64 KiB at a time
+        assert reader.feed(line[offset : offset + (64 << 10)]) == []
     assert reader.feed(b"\n") == [line]
     assert time.process_time() - started < 1.0
 
@@ -154,11 +184,17 @@ def test_line_reader_stops_at_the_budget_and_at_an_endless_line():
 def test_decode_bounds_lists_dicts_and_free_values():
     bounds = Bounds(list_items=3, any_items=2, any_depth=2)
     assert decode(list[int], [1, 2, 3], bounds) == [1, 2, 3]
-    for cls, value in ((list[int], [1, 2, 3, 4]), (list[int], [True]), (int, 2 ** 60),
-                       (dict[str, int], {"a": "1"}), (float, "1"), (bool, 1)):
+    for cls, value in (
+        (list[int], [1, 2, 3, 4]),
+        (list[int], [True]),
+        (int, 2**60),
+        (dict[str, int], {"a": "1"}),
+        (float, "1"),
+        (bool, 1),
+    ):
         with pytest.raises(DecodeError):
             decode(cls, value, bounds)
-    free = dict[str, Any]                         # Report.environment, SandboxInfo.limits
+    free = dict[str, Any]  # Report.environment, SandboxInfo.limits
     assert decode(free, {"a": {"b": 1}}, bounds) == {"a": {"b": 1}}
     with pytest.raises(DecodeError, match="deeper"):
         decode(free, {"a": {"b": {"c": {"d": 1}}}}, bounds)

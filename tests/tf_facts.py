@@ -4,6 +4,7 @@ installed version (tests/test_versions.py runs them with an extra version's inte
 Measured with `python -m playground claims` and these tests on TF 2.12.1, 2.15.1 and 2.21.0;
 2.13 and 2.14 were not measured, and take the 2.15 side here.
 """
+
 from __future__ import annotations
 
 import tensorflow as tf
@@ -13,8 +14,9 @@ OLD = VERSION < (2, 13)
 
 # A call that does not fit the input_signature: "Binding inputs to tf.function failed".
 BINDING_ERROR = "ValueError" if OLD else "TypeError"
-BINDING_MESSAGE = "Python inputs incompatible with input_signature" if OLD else \
-    "Binding inputs to tf.function failed"
+BINDING_MESSAGE = (
+    "Python inputs incompatible with input_signature" if OLD else "Binding inputs to tf.function failed"
+)
 # The class of a tensor while tracing, as AttributeError messages name it.
 GRAPH_TENSOR = "'Tensor'" if OLD else "'SymbolicTensor'"
 # Gallery examples whose (2.21-measured) claim checks do not hold on this version.

@@ -1,4 +1,5 @@
 """Executors for UI tests and benches: replay recorded reports, or run the engine in a child process."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -7,19 +8,27 @@ import pathlib
 import subprocess
 import sys
 import threading
-from typing import Optional
 
 from playground.contract.errors import SandboxError
 from playground.contract.job import Job, Report, job_from_json, job_to_json
 
 DATA = pathlib.Path(__file__).parent / "data"
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-EXPORT_DIR_ENV = "PLAYGROUND_REPLAY_EXPORT_DIR"   # replaces "{export_dir}" in recorded exports
+EXPORT_DIR_ENV = "PLAYGROUND_REPLAY_EXPORT_DIR"  # replaces "{export_dir}" in recorded exports
 
 
 def _key(job: Job) -> tuple:
-    return (job.source.strip(), job.function, tuple(job.calls), job.timing, job.jit_compile,
-            job.sweep or None, job.export, job.reduce_retracing, job.signature or None)
+    return (
+        job.source.strip(),
+        job.function,
+        tuple(job.calls),
+        job.timing,
+        job.jit_compile,
+        job.sweep or None,
+        job.export,
+        job.reduce_retracing,
+        job.signature or None,
+    )
 
 
 class ReplayExecutor:
@@ -39,8 +48,10 @@ class ReplayExecutor:
             self.submitted.append(job)
         path = self.reports.get(_key(job))
         if path is None:
-            raise SandboxError(f"no recorded report for this job (function {job.function!r}); "
-                               "record one with tests/data/record.py")
+            raise SandboxError(
+                f"no recorded report for this job (function {job.function!r}); "
+                "record one with tests/data/record.py"
+            )
         report = Report.from_json(path.read_text())
         if report.export is not None and report.export.path == "{export_dir}":
             # Hand-made export recordings point at a directory the test creates.
@@ -51,9 +62,16 @@ class ReplayExecutor:
         emit({"event": "started"})
         for function in report.functions:
             for call in function.calls:
-                emit({"event": "call_finished", "function": function.name, "index": call.index,
-                      "retraced": call.retraced, "reason": call.reason,
-                      "tracing_count": call.tracing_count})
+                emit(
+                    {
+                        "event": "call_finished",
+                        "function": function.name,
+                        "index": call.index,
+                        "retraced": call.retraced,
+                        "reason": call.reason,
+                        "tracing_count": call.tracing_count,
+                    }
+                )
         return report
 
     def close(self) -> None:
@@ -64,9 +82,16 @@ class CrashingExecutor:
     """A worker that dies mid-job: the pool reports it as status "killed"."""
 
     def submit(self, job: Job, on_event=None) -> Report:
-        return Report(tensorflow_version="2.21.0", device="CPU", status="killed",
-                      error=None, stdout="", warnings=[], functions=[],
-                      message="the worker was killed (signal 9) before it finished")
+        return Report(
+            tensorflow_version="2.21.0",
+            device="CPU",
+            status="killed",
+            error=None,
+            stdout="",
+            warnings=[],
+            functions=[],
+            message="the worker was killed (signal 9) before it finished",
+        )
 
     def close(self) -> None:
         pass
@@ -75,12 +100,20 @@ class CrashingExecutor:
 class SubprocessExecutor:
     """Stand-in for the sandbox pool: one unsandboxed child process per job (isolation "none")."""
 
-    SCRIPT = ("import sys; from playground.engine import analyze; from playground.contract.job import "
-              "job_from_json; sys.stdout.write(analyze(job_from_json(sys.stdin.read())).to_json())")
+    SCRIPT = (
+        "import sys; from playground.engine import analyze; from playground.contract.job import "
+        "job_from_json; sys.stdout.write(analyze(job_from_json(sys.stdin.read())).to_json())"
+    )
 
     def submit(self, job: Job, on_event=None) -> Report:
-        done = subprocess.run([sys.executable, "-c", self.SCRIPT], input=job_to_json(job),
-                              capture_output=True, text=True, cwd=ROOT, timeout=job.timeout_s + 30)
+        done = subprocess.run(
+            [sys.executable, "-c", self.SCRIPT],
+            input=job_to_json(job),
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=job.timeout_s + 30,
+        )
         if done.returncode != 0:
             raise SandboxError(f"worker exited {done.returncode}: {done.stderr[-500:]}")
         return Report.from_json(done.stdout)
@@ -103,13 +136,14 @@ def real_or_subprocess() -> object:
     return pool if pool is not None else SubprocessExecutor()
 
 
-def real_pool() -> Optional[object]:
+def real_pool() -> object | None:
     try:
         from playground.sandbox.pool import WorkerPool  # noqa: F401
     except ImportError:
         return None
     from playground.contract.config import Settings
     from playground.runs.executor import make_executor
+
     return make_executor(Settings.from_env())
 
 

@@ -10,6 +10,7 @@ Environment (docker-compose.yml sets them):
                    (default /etc/playground-tls); absent, a self-signed one is made at start
   PROXY_TLS_NAME   the self-signed certificate's name        (default localhost)
   PROXY_PREFIX     nginx's prefix, written at start          (default /tmp/nginx)"""
+
 from __future__ import annotations
 
 import ipaddress
@@ -18,7 +19,7 @@ import pathlib
 import re
 import subprocess
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 HERE = pathlib.Path(__file__).resolve().parent
 TEMPLATE = HERE / "nginx.conf.template"
@@ -42,8 +43,7 @@ def render(template: str, values: Mapping[str, str]) -> str:
     return PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
-def self_signed(directory: pathlib.Path, name: str = "localhost") -> tuple[pathlib.Path,
-                                                                          pathlib.Path]:
+def self_signed(directory: pathlib.Path, name: str = "localhost") -> tuple[pathlib.Path, pathlib.Path]:
     """cert.pem and key.pem for `name` (and localhost, 127.0.0.1), valid a year, made by openssl
     with an EC P-256 key (quick to make at every start)."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -52,11 +52,32 @@ def self_signed(directory: pathlib.Path, name: str = "localhost") -> tuple[pathl
     san = ",".join(("IP:" if _is_ip(n) else "DNS:") + n for n in sorted(names))
     old = os.umask(0o077)
     try:
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                        "ec_paramgen_curve:prime256v1", "-nodes", "-days", "365",
-                        "-subj", f"/CN={name}", "-addext", f"subjectAltName={san}",
-                        "-keyout", str(key), "-out", str(cert)],
-                       check=True, capture_output=True, text=True, timeout=60)
+        subprocess.run(
+            [
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-days",
+                "365",
+                "-subj",
+                f"/CN={name}",
+                "-addext",
+                f"subjectAltName={san}",
+                "-keyout",
+                str(key),
+                "-out",
+                str(cert),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except subprocess.CalledProcessError as e:
         raise RuntimeError(f"openssl could not make a certificate: {e.stderr.strip()}") from e
     finally:
@@ -96,11 +117,16 @@ def main() -> None:
     else:
         name = env.get("PROXY_TLS_NAME", "localhost")
         cert, key = self_signed(prefix / "tls", name)
-        print(f"entrypoint: no certificate in {tls}; made a self-signed one for {name}",
-              file=sys.stderr)
-    conf = prepare(prefix, {"PROXY_UPSTREAM": env.get("PROXY_UPSTREAM", "playground:8501"),
-                            "PROXY_LISTEN": env.get("PROXY_LISTEN", "8443"),
-                            "PROXY_CERT": str(cert), "PROXY_KEY": str(key)})
+        print(f"entrypoint: no certificate in {tls}; made a self-signed one for {name}", file=sys.stderr)
+    conf = prepare(
+        prefix,
+        {
+            "PROXY_UPSTREAM": env.get("PROXY_UPSTREAM", "playground:8501"),
+            "PROXY_LISTEN": env.get("PROXY_LISTEN", "8443"),
+            "PROXY_CERT": str(cert),
+            "PROXY_KEY": str(key),
+        },
+    )
     argv = nginx_argv(prefix, conf)
     sys.stderr.flush()
     os.execvp(argv[0], argv)

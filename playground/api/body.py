@@ -1,6 +1,7 @@
 """A request body to JSON, and JSON to an answer, for input nobody vouches for: the nesting is
 bounded before the parser recurses, every string is text UTF-8 can carry, and an answer never
 fails to encode."""
+
 from __future__ import annotations
 
 import array
@@ -13,7 +14,7 @@ from starlette.responses import JSONResponse
 from ..contract.decode import outside_strings
 from ..contract.i18n import _
 
-MAX_DEPTH = 64            # a request nests 2 deep; json's C parser recurses once per level
+MAX_DEPTH = 64  # a request nests 2 deep; json's C parser recurses once per level
 
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
@@ -27,9 +28,9 @@ def too_deep(body: bytes, limit: int = MAX_DEPTH) -> bool:
     """Whether [ and { nest past `limit` outside strings: in linear time, without recursion,
     and an upper bound of the depth json's parser reaches on any prefix it accepts."""
     if body.count(b"[") + body.count(b"{") <= limit:
-        return False                                   # too few brackets to nest that deep
+        return False  # too few brackets to nest that deep
     structure = outside_strings(body).translate(None, _NOT_BRACKETS)
-    steps = array.array("b", structure.translate(_STEPS))    # +1 an opening, -1 a closing
+    steps = array.array("b", structure.translate(_STEPS))  # +1 an opening, -1 a closing
     return max(itertools.accumulate(steps), default=0) > limit
 
 
@@ -45,13 +46,12 @@ def loads(body: bytes) -> Any:
         raise BodyError(_("The body's JSON is nested too deeply."))
     try:
         value = json.loads(text, parse_constant=_no_constant)
-    except RecursionError:              # unreachable after too_deep; kept as the backstop
+    except RecursionError:  # unreachable after too_deep; kept as the backstop
         raise BodyError(_("The body's JSON is nested too deeply.")) from None
     except ValueError as error:
         raise BodyError(_("The body is not JSON: {error}").format(error=error)) from None
     if not _all_text(value):
-        raise BodyError(_("The body holds a string that is not text (a lone surrogate such as "
-                          "\\ud800)."))
+        raise BodyError(_("The body holds a string that is not text (a lone surrogate such as \\ud800)."))
     return value
 
 
@@ -82,5 +82,6 @@ class Answer(JSONResponse):
     the request) is written as its \\uXXXX escape, which is the same JSON, not a 500."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None,
-                          separators=(",", ":")).encode("utf-8", "backslashreplace")
+        return json.dumps(
+            content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+        ).encode("utf-8", "backslashreplace")

@@ -4,6 +4,7 @@ A run goes through the server's one executor (runs/shared.py), behind the same f
 per-client limits as the page; the front door has already held the request to the per-client
 request rate and the body cap. Every refusal is JSON: {"error": {"status", "message", "field"}}.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +16,8 @@ import logging
 import math
 import threading
 import time
-from typing import Any, AsyncGenerator, Callable, Optional
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -45,13 +47,15 @@ def routes() -> list[Route]:
     return [*_served(), Route("/api/{rest:path}", elsewhere, methods=list(_METHODS))]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _served() -> tuple[Route, ...]:
-    return (Route(f"{PREFIX}/analyze", analyze, methods=["POST"]),
-            Route(f"{PREFIX}/examples", examples, methods=["GET"]),
-            Route(f"{PREFIX}/examples/{{name}}", example, methods=["GET"]),
-            Route(f"{PREFIX}/versions", installed_versions, methods=["GET"]),
-            Route(f"{PREFIX}/openapi.json", document, methods=["GET"]))
+    return (
+        Route(f"{PREFIX}/analyze", analyze, methods=["POST"]),
+        Route(f"{PREFIX}/examples", examples, methods=["GET"]),
+        Route(f"{PREFIX}/examples/{{name}}", example, methods=["GET"]),
+        Route(f"{PREFIX}/versions", installed_versions, methods=["GET"]),
+        Route(f"{PREFIX}/openapi.json", document, methods=["GET"]),
+    )
 
 
 # Anything else under /api/ is answered in JSON (405 or 404), never by Streamlit's page.
@@ -63,20 +67,24 @@ async def elsewhere(request: Request) -> Response:
         for route in _served():
             if route.path_regex.match(request.url.path):
                 allowed = ", ".join(sorted(route.methods or ()))
-                refusal = Refusal(405, _("{path} answers {methods} only.").format(
-                    path=route.path, methods=allowed))
+                refusal = Refusal(
+                    405, _("{path} answers {methods} only.").format(path=route.path, methods=allowed)
+                )
                 response = refusal.response()
                 response.headers["Allow"] = allowed
                 return response
-        return Refusal(404, _("No route {path}; GET /api/v1/openapi.json lists them.").format(
-            path=request.url.path[:200])).response()
+        return Refusal(
+            404,
+            _("No route {path}; GET /api/v1/openapi.json lists them.").format(path=request.url.path[:200]),
+        ).response()
 
 
 class Refusal(Exception):
     """An answer other than a report: status, the sentence a person reads, and the field."""
 
-    def __init__(self, status: int, message: str, field: Optional[str] = None,
-                 retry_after_s: Optional[float] = None) -> None:
+    def __init__(
+        self, status: int, message: str, field: str | None = None, retry_after_s: float | None = None
+    ) -> None:
         super().__init__(message)
         self.status, self.message, self.field = status, _cut(message), _cut(field)
         self.retry_after_s = retry_after_s
@@ -88,21 +96,24 @@ class Refusal(Exception):
         return {"error": error}
 
     def response(self) -> Answer:
-        headers = {} if self.retry_after_s is None else {
-            "Retry-After": str(max(1, math.ceil(self.retry_after_s)))}
+        headers = (
+            {} if self.retry_after_s is None else {"Retry-After": str(max(1, math.ceil(self.retry_after_s)))}
+        )
         return Answer(self.body(), status_code=self.status, headers=headers)
 
 
-SHOWN_CHARS = 2000        # of a refusal's message or field: either may quote the request
+SHOWN_CHARS = 2000  # of a refusal's message or field: either may quote the request
 
 
-def _cut(text: Optional[str]) -> Optional[str]:
+def _cut(text: str | None) -> str | None:
     return text if text is None or len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
 
 def _language(request: Request, asked: str = "") -> str:
-    return i18n.choose(asked or request.query_params.get("lang"),
-                       i18n.from_accept_language(request.headers.get("accept-language")))
+    return i18n.choose(
+        asked or request.query_params.get("lang"),
+        i18n.from_accept_language(request.headers.get("accept-language")),
+    )
 
 
 # -- reading the request ----------------------------------------------------------------------
@@ -111,35 +122,39 @@ def client_of(request: Request, settings: Settings) -> str:
     known = identity.tokens(settings.api_tokens)
     token = identity.bearer(request.scope)
     if token is not None and token not in known:
-        raise Refusal(401, _("Unknown API token: ask the operator for one, or send no "
-                             "Authorization header to use your address's share."))
+        raise Refusal(
+            401,
+            _(
+                "Unknown API token: ask the operator for one, or send no "
+                "Authorization header to use your address's share."
+            ),
+        )
     return identity.of_api_scope(settings.client_ip_header, known, request.scope)
 
 
 async def read_request(request: Request) -> JobRequest:
     raw = await request.body()
-    return await asyncio.to_thread(parse_request, raw)     # megabytes: off the event loop
+    return await asyncio.to_thread(parse_request, raw)  # megabytes: off the event loop
 
 
 def parse_request(raw: bytes) -> JobRequest:
     try:
         data = bodies.loads(raw)
     except bodies.BodyError as error:
-        raise Refusal(400, str(error), "") from None          # "": the body as a whole
+        raise Refusal(400, str(error), "") from None  # "": the body as a whole
     try:
         return job_request.from_json(data)
     except FieldError as error:
         raise Refusal(400, str(error), error.field) from None
 
 
-def plan(asked: JobRequest, settings: Settings) -> tuple[Job, Optional[comparing.CompareSpec],
-                                                         Optional[Job]]:
+def plan(asked: JobRequest, settings: Settings) -> tuple[Job, comparing.CompareSpec | None, Job | None]:
     """The job (and side b's, with compare), checked as the CLI checks its flags."""
     try:
         job = job_request.to_job(asked, settings, hosted=True)
     except FieldError as error:
         raise Refusal(400, str(error), error.field) from None
-    except PlaygroundError as error:              # the source's text (check_text)
+    except PlaygroundError as error:  # the source's text (check_text)
         raise Refusal(400, str(error), "source") from None
     job = dataclasses.replace(job, language=i18n.current())
     if not asked.compare:
@@ -152,16 +167,26 @@ def plan(asked: JobRequest, settings: Settings) -> tuple[Job, Optional[comparing
 
 
 # -- running ----------------------------------------------------------------------------------
-def run(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job], client: str,
-        on_event: Callable[[dict], None]) -> dict[str, Any]:
+def run(
+    job: Job,
+    spec: comparing.CompareSpec | None,
+    job_b: Job | None,
+    client: str,
+    on_event: Callable[[dict], None],
+) -> dict[str, Any]:
     """Blocking: the report (or comparison) as the CLI's --json prints it; a refusal in the
     job's language."""
     with i18n.using(job.language):
         return _run(job, spec, job_b, client, on_event)
 
 
-def _run(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job], client: str,
-         on_event: Callable[[dict], None]) -> dict[str, Any]:
+def _run(
+    job: Job,
+    spec: comparing.CompareSpec | None,
+    job_b: Job | None,
+    client: str,
+    on_event: Callable[[dict], None],
+) -> dict[str, Any]:
     executor = shared.executor()
     started = time.monotonic()
 
@@ -177,8 +202,9 @@ def _run(job: Job, spec: Optional[comparing.CompareSpec], job_b: Optional[Job], 
 
     if spec is None or job_b is None:
         return to_dict(submit(job))
-    a, b = comparing.run_sides(lambda side: submit(side, "a" if side is job else "b"), job,
-                               job_b, concurrent=False)   # one running job per client
+    a, b = comparing.run_sides(
+        lambda side: submit(side, "a" if side is job else "b"), job, job_b, concurrent=False
+    )  # one running job per client
     return {"compare": to_dict(comparing.compare(spec, job, job_b, a, b))}
 
 
@@ -188,15 +214,16 @@ def refusal_of(error: BaseException) -> Refusal:
     if isinstance(error, LimitError):
         return Refusal(429, str(error), retry_after_s=error.retry_after_s or 5.0)
     if isinstance(error, SandboxError):
-        return Refusal(503, _("No sandboxed worker can start right now; try again in a minute."),
-                       retry_after_s=30.0)
+        return Refusal(
+            503, _("No sandboxed worker can start right now; try again in a minute."), retry_after_s=30.0
+        )
     if isinstance(error, PlaygroundError):
         return Refusal(400, str(error))
-    _LOG.exception("api: a run failed")          # the details stay in the server's log
+    _LOG.exception("api: a run failed")  # the details stay in the server's log
     return Refusal(500, _("The playground failed on this request; the server's log says why."))
 
 
-def in_thread(work: Callable[[], Any]) -> "asyncio.Future[Any]":
+def in_thread(work: Callable[[], Any]) -> asyncio.Future[Any]:
     """Runs blocking work on a thread of its own (a run may wait in the fair queue for
     minutes; the event loop's small default pool would run out)."""
     loop = asyncio.get_running_loop()
@@ -214,7 +241,7 @@ def in_thread(work: Callable[[], Any]) -> "asyncio.Future[Any]":
     return future
 
 
-def _settle(future: "asyncio.Future[Any]", result: Any, error: Optional[BaseException]) -> None:
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
     if future.cancelled():
         return
     if error is not None:
@@ -237,8 +264,9 @@ async def analyze(request: Request) -> Response:
             job, spec, job_b = await asyncio.to_thread(plan, asked, settings)
         except Refusal as refusal:
             return refusal.response()
-    url = share_link.of_request(public_base(request, settings),
-                                **{**_link_fields(asked), "language": job.language})
+    url = share_link.of_request(
+        public_base(request, settings), **{**_link_fields(asked), "language": job.language}
+    )
     language = job.language
     if NDJSON in request.headers.get("accept", ""):
         relay = _Relay(asyncio.get_running_loop())
@@ -257,7 +285,7 @@ def public_base(request: Request, settings: Settings) -> str:
     base = str(request.base_url).rstrip("/") + "/"
     forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
     if settings.client_ip_header and forwarded in ("http", "https"):
-        base = forwarded + base[base.index(":"):]
+        base = forwarded + base[base.index(":") :]
     return base
 
 
@@ -267,7 +295,7 @@ class _Stream(StreamingResponse):
     unread in a stalled send would otherwise leave the lines' generator to the garbage
     collector, and the job running for nobody."""
 
-    def __init__(self, relay: "_Relay", lines: AsyncGenerator[bytes, None]) -> None:
+    def __init__(self, relay: _Relay, lines: AsyncGenerator[bytes, None]) -> None:
         super().__init__(lines, media_type=NDJSON, headers={"Cache-Control": "no-store"})
         self.relay, self.lines = relay, lines
 
@@ -279,9 +307,15 @@ class _Stream(StreamingResponse):
             await self.lines.aclose()
 
 
-async def _stream(relay: "_Relay", job: Job, spec: Optional[comparing.CompareSpec],
-                  job_b: Optional[Job], client: str, url: str,
-                  language: str) -> AsyncGenerator[bytes, None]:
+async def _stream(
+    relay: _Relay,
+    job: Job,
+    spec: comparing.CompareSpec | None,
+    job_b: Job | None,
+    client: str,
+    url: str,
+    language: str,
+) -> AsyncGenerator[bytes, None]:
     """One JSON object a line: each event as it happens, then {"event": "report", ...} (or
     "compare", or "error" with the refusal). A client that reads slowly gets the newest
     events (at most STREAM_EVENTS wait); one that leaves stops its job (Cancelled)."""
@@ -292,14 +326,14 @@ async def _stream(relay: "_Relay", job: Job, spec: Optional[comparing.CompareSpe
             try:
                 await asyncio.wait({woken, done}, return_when=asyncio.FIRST_COMPLETED)
             finally:
-                woken.cancel()        # also when the client leaves during the wait
+                woken.cancel()  # also when the client leaves during the wait
             relay.wake.clear()
-            while (event := relay.pop()) is not None:     # one at a time: what waits for a
-                yield _line(event)                        # stalled client is the relay's
+            while (event := relay.pop()) is not None:  # one at a time: what waits for a
+                yield _line(event)  # stalled client is the relay's
         while (event := relay.pop()) is not None:
             yield _line(event)
     finally:
-        relay.gone = True            # closed or cancelled: the job's next event stops it
+        relay.gone = True  # closed or cancelled: the job's next event stops it
         done.add_done_callback(_outcome_read)
     try:
         result = done.result()
@@ -311,14 +345,14 @@ async def _stream(relay: "_Relay", job: Job, spec: Optional[comparing.CompareSpe
     yield _line({"event": kind, kind: result.get("compare", result), "share_url": url})
 
 
-def _outcome_read(done: "asyncio.Future[Any]") -> None:
+def _outcome_read(done: asyncio.Future[Any]) -> None:
     """Reads the outcome of a run whose client has gone (Cancelled, most often), so that it is
     not logged as an error nobody retrieved."""
     if not done.cancelled():
         done.exception()
 
 
-STREAM_EVENTS = 256          # progress events waiting for one slow client; older ones dropped
+STREAM_EVENTS = 256  # progress events waiting for one slow client; older ones dropped
 
 
 class _Relay:
@@ -333,7 +367,7 @@ class _Relay:
         self.dropped = 0
         self._events: collections.deque[dict] = collections.deque()
         self._lock = threading.Lock()
-        self._waking = False          # a wake-up is on its way to the loop
+        self._waking = False  # a wake-up is on its way to the loop
 
     def put(self, event: dict) -> None:
         if self.gone:
@@ -344,7 +378,7 @@ class _Relay:
                 self.dropped += 1
             self._events.append(event)
             waking, self._waking = self._waking, True
-        if not waking:                # one callback at a time: the loop's own queue stays short
+        if not waking:  # one callback at a time: the loop's own queue stays short
             self.loop.call_soon_threadsafe(self._woken)
 
     def _woken(self) -> None:
@@ -352,7 +386,7 @@ class _Relay:
             self._waking = False
         self.wake.set()
 
-    def pop(self) -> Optional[dict]:
+    def pop(self) -> dict | None:
         """The oldest event waiting, if any."""
         with self._lock:
             return self._events.popleft() if self._events else None
@@ -363,9 +397,22 @@ def _line(event: dict) -> bytes:
 
 
 def _link_fields(asked: JobRequest) -> dict[str, Any]:
-    return {name: getattr(asked, name) for name in (
-        "source", "function", "calls", "signature", "reduce_retracing", "jit_compile", "timing",
-        "timing_budget_s", "sweep", "compare", "language")}
+    return {
+        name: getattr(asked, name)
+        for name in (
+            "source",
+            "function",
+            "calls",
+            "signature",
+            "reduce_retracing",
+            "jit_compile",
+            "timing",
+            "timing_budget_s",
+            "sweep",
+            "compare",
+            "language",
+        )
+    }
 
 
 async def examples(request: Request) -> Response:
@@ -378,8 +425,9 @@ async def example(request: Request) -> Response:
     with i18n.using(_language(request)):
         found = gallery.BY_SLUG.get(name)
         if found is None:
-            return Refusal(404, _("No example {name}; GET /api/v1/examples lists them.").format(
-                name=repr(name)), "name").response()
+            return Refusal(
+                404, _("No example {name}; GET /api/v1/examples lists them.").format(name=repr(name)), "name"
+            ).response()
         return Answer(_example(found, full=True))
 
 
@@ -388,21 +436,29 @@ def _example(e: gallery.Example, full: bool) -> dict[str, Any]:
     summary = {"name": e.slug, "title": _(e.title)}
     if not full:
         return summary
-    request = JobRequest(source=e.source, function=e.function, calls=tuple(e.calls),
-                         signature=e.signature or None, reduce_retracing=e.reduce_retracing,
-                         jit_compile=e.jit_compile)
-    return {**summary, "explanation": _text(e.explanation), "article_claim": _text(e.article_claim),
-            "request": dict(job_request.as_mapping(request))}
+    request = JobRequest(
+        source=e.source,
+        function=e.function,
+        calls=tuple(e.calls),
+        signature=e.signature or None,
+        reduce_retracing=e.reduce_retracing,
+        jit_compile=e.jit_compile,
+    )
+    return {
+        **summary,
+        "explanation": _text(e.explanation),
+        "article_claim": _text(e.article_claim),
+        "request": dict(job_request.as_mapping(request)),
+    }
 
 
 def _text(marked: str) -> str:
-    return _(marked) if marked else ""      # gettext("") is the catalog's header
+    return _(marked) if marked else ""  # gettext("") is the catalog's header
 
 
 async def installed_versions(request: Request) -> Response:
-    installed = versions.installed(Settings.from_env())     # never the interpreters' paths
-    return Answer({"default": installed[0].version,
-                   "versions": [v.version for v in installed]})
+    installed = versions.installed(Settings.from_env())  # never the interpreters' paths
+    return Answer({"default": installed[0].version, "versions": [v.version for v in installed]})
 
 
 async def document(request: Request) -> Response:

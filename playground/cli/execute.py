@@ -1,5 +1,6 @@
 """Runs one Job for the CLI: through the sandbox (one fresh worker, or the configured executor),
 or in this process with --in-process."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,9 +16,13 @@ def require_tensorflow() -> None:
     """A run in this process imports the engine, and with it TensorFlow: the package installs
     without it (the --server client needs none), so say what to install."""
     if importlib.util.find_spec("tensorflow") is None:
-        raise SandboxError(_("TensorFlow is not installed in this Python: pip install tensorflow "
-                             "(or \"tf-playground[tf]\"), or run on a playground server with "
-                             "--server URL"))
+        raise SandboxError(
+            _(
+                "TensorFlow is not installed in this Python: pip install tensorflow "
+                '(or "tf-playground[tf]"), or run on a playground server with '
+                "--server URL"
+            )
+        )
 
 
 def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:
@@ -25,11 +30,14 @@ def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:
         require_tensorflow()
         from ..engine import analyze
         from ..sandbox.exports import export_then_verify
+
         return export_then_verify(job, analyze)
     if config.executor == "local":
         from ..sandbox import run_once
+
         return run_once(job, dataclasses.replace(config, timeout_s=job.timeout_s))
     from ..runs.executor import make_executor
+
     executor = make_executor(config)
     try:
         return executor.submit(job)

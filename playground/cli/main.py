@@ -3,6 +3,7 @@
 Exit status: 0 the analysis completed with no user error; 1 a report came back but the user's
 code raised or the run was stopped; 2 bad flags or spec syntax (one line on stderr).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -12,18 +13,19 @@ import os
 import shutil
 import sys
 import time
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from .. import gallery
 from ..contract import i18n, job_request, versions
-from ..contract.config import Settings, settings as load_settings
+from ..contract.config import Settings
+from ..contract.config import settings as load_settings
 from ..contract.errors import PlaygroundError, SourceError, SpecError
 from ..contract.i18n import _
-from ..contract.source_text import check_text
 from ..contract.job import Job, Report
 from ..contract.job_request import JobRequest
-from .execute import execute
+from ..contract.source_text import check_text
 from ..reports.safe_text import terminal_text
+from .execute import execute
 from .render_text import render
 
 USAGE_ERROR, REPORT_ERROR = 2, 1
@@ -32,12 +34,16 @@ USAGE_ERROR, REPORT_ERROR = 2, 1
 def language_parser() -> argparse.ArgumentParser:
     """--lang alone: read before the full parser, whose help texts are in that language."""
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--lang", metavar="LANG", default=None,
-                        help=_("language of the text output: en or zh (default: from LANG)"))
+    parser.add_argument(
+        "--lang",
+        metavar="LANG",
+        default=None,
+        help=_("language of the text output: en or zh (default: from LANG)"),
+    )
     return parser
 
 
-def cli_language(argv: Sequence[str], environ: Optional[dict] = None) -> str:
+def cli_language(argv: Sequence[str], environ: dict | None = None) -> str:
     """--lang, else the terminal's LANGUAGE/LC_ALL/LC_MESSAGES/LANG, else English."""
     known, _rest = language_parser().parse_known_args(list(argv))
     return i18n.choose(known.lang, i18n.from_environment(os.environ if environ is None else environ))
@@ -45,75 +51,128 @@ def cli_language(argv: Sequence[str], environ: Optional[dict] = None) -> str:
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The flags of one run, shared by `analyze` and the notebook magic (%%tf_playground)."""
-    parser.add_argument("--function", metavar="ENTRY",
-                        help=_("function name or expression such as Counter().increment; "
-                               "omit to run the file as a script"))
-    parser.add_argument("--call", action="append", default=[], metavar="ARGS",
-                        help=_('one call, e.g. "float32[2,3], n=2"; repeat for a sequence'))
-    parser.add_argument("--signature", metavar="SPECS",
-                        help=_('input_signature, e.g. "float32[None,28,28,1], int32[None]"'))
-    parser.add_argument("--reduce-retracing", "--experimental-relax-shapes",
-                        action="store_true", dest="reduce_retracing",
-                        help=_("tf.function(reduce_retracing=True), formerly "
-                               "experimental_relax_shapes"))
+    parser.add_argument(
+        "--function",
+        metavar="ENTRY",
+        help=_("function name or expression such as Counter().increment; omit to run the file as a script"),
+    )
+    parser.add_argument(
+        "--call",
+        action="append",
+        default=[],
+        metavar="ARGS",
+        help=_('one call, e.g. "float32[2,3], n=2"; repeat for a sequence'),
+    )
+    parser.add_argument(
+        "--signature", metavar="SPECS", help=_('input_signature, e.g. "float32[None,28,28,1], int32[None]"')
+    )
+    parser.add_argument(
+        "--reduce-retracing",
+        "--experimental-relax-shapes",
+        action="store_true",
+        dest="reduce_retracing",
+        help=_("tf.function(reduce_retracing=True), formerly experimental_relax_shapes"),
+    )
     parser.add_argument("--jit-compile", action="store_true", help=_("XLA: jit_compile=True"))
     parser.add_argument("--timing", action="store_true", help=_("time eager vs graph vs XLA"))
-    parser.add_argument("--timing-budget", type=float, default=2.0, metavar="SECONDS",
-                        help=_("seconds of measurement per function (default 2)"))
-    parser.add_argument("--sweep", metavar="ARG[DIM]=SIZES",
-                        help=_('with --timing: time the last call at each size, e.g. '
-                               '"x[0]=16,64,256"'))
-    parser.add_argument("--compare", metavar="SPEC",
-                        help=_('run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, '
-                               'jit_compile or "signature=float32[None]"; shows both and what '
-                               'differs'))
-    parser.add_argument("--tf", metavar="VERSION", default="",
-                        help=_("run on this installed TensorFlow version (see `versions`)"))
-    parser.add_argument("--server", metavar="URL",
-                        help=_("run on a hosted playground (its HTTP API) instead of a local "
-                               "sandbox, e.g. https://play.example.org; needs neither "
-                               "TensorFlow nor bubblewrap here"))
-    parser.add_argument("--token", metavar="TOKEN", default=os.environ.get("PLAYGROUND_API_TOKEN", ""),
-                        help=_("with --server: the API token the operator gave you "
-                               "(default: PLAYGROUND_API_TOKEN)"))
+    parser.add_argument(
+        "--timing-budget",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help=_("seconds of measurement per function (default 2)"),
+    )
+    parser.add_argument(
+        "--sweep",
+        metavar="ARG[DIM]=SIZES",
+        help=_('with --timing: time the last call at each size, e.g. "x[0]=16,64,256"'),
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="SPEC",
+        help=_(
+            "run twice, side b changed by SPEC: tf=VERSION, reduce_retracing, "
+            'jit_compile or "signature=float32[None]"; shows both and what '
+            "differs"
+        ),
+    )
+    parser.add_argument(
+        "--tf",
+        metavar="VERSION",
+        default="",
+        help=_("run on this installed TensorFlow version (see `versions`)"),
+    )
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help=_(
+            "run on a hosted playground (its HTTP API) instead of a local "
+            "sandbox, e.g. https://play.example.org; needs neither "
+            "TensorFlow nor bubblewrap here"
+        ),
+    )
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        default=os.environ.get("PLAYGROUND_API_TOKEN", ""),
+        help=_("with --server: the API token the operator gave you (default: PLAYGROUND_API_TOKEN)"),
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     lang = [language_parser()]
-    parser = argparse.ArgumentParser(prog="python -m playground",
-                                     description=_("See what tf.function and AutoGraph do to code."))
+    parser = argparse.ArgumentParser(
+        prog="python -m playground", description=_("See what tf.function and AutoGraph do to code.")
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    analyze = commands.add_parser("analyze", parents=lang,
-                                  help=_("trace, convert and inspect a function"))
+    analyze = commands.add_parser("analyze", parents=lang, help=_("trace, convert and inspect a function"))
     analyze.add_argument("source", help=_("a .py file, or - for stdin"))
     add_run_options(analyze)
     analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
-    analyze.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                         help=_("wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)"))
-    analyze.add_argument("--export", metavar="DIR",
-                         help=_("save the entry function as a SavedModel in DIR (with a "
-                                "TensorBoard graph log in DIR/tensorboard), verified by reloading "
-                                "it in a fresh worker"))
+    analyze.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=_("wall-clock limit (default 30, PLAYGROUND_TIMEOUT_S)"),
+    )
+    analyze.add_argument(
+        "--export",
+        metavar="DIR",
+        help=_(
+            "save the entry function as a SavedModel in DIR (with a "
+            "TensorBoard graph log in DIR/tensorboard), verified by reloading "
+            "it in a fresh worker"
+        ),
+    )
     analyze.add_argument("--json", action="store_true", help=_("print one JSON object"))
-    analyze.add_argument("--in-process", action="store_true",
-                         help=_("run without the sandbox (trusted code only; for debugging)"))
-    example = commands.add_parser("example", parents=lang,
-                                  help=_("print a gallery example's source and flags"))
+    analyze.add_argument(
+        "--in-process",
+        action="store_true",
+        help=_("run without the sandbox (trusted code only; for debugging)"),
+    )
+    example = commands.add_parser(
+        "example", parents=lang, help=_("print a gallery example's source and flags")
+    )
     example.add_argument("slug", nargs="?", help=_("omit to list the examples"))
-    listing = commands.add_parser("versions", parents=lang,
-                                  help=_("list the installed TensorFlow versions"))
+    listing = commands.add_parser("versions", parents=lang, help=_("list the installed TensorFlow versions"))
     listing.add_argument("--json", action="store_true", help=_("print one JSON object"))
-    table = commands.add_parser("claims", parents=lang,
-                                help=_("check every gallery claim on every installed "
-                                       "TensorFlow version"))
+    table = commands.add_parser(
+        "claims", parents=lang, help=_("check every gallery claim on every installed TensorFlow version")
+    )
     table.add_argument("--json", action="store_true", help=_("print the table as one JSON object"))
     table.add_argument("--markdown", action="store_true", help=_("print the README's table"))
-    table.add_argument("--example", action="append", default=[], metavar="SLUG",
-                       help=_("only this example (repeat for more)"))
+    table.add_argument(
+        "--example",
+        action="append",
+        default=[],
+        metavar="SLUG",
+        help=_("only this example (repeat for more)"),
+    )
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(argv)
     except BrokenPipeError:  # `... | head` stopped reading: stop quietly, as Unix tools do
@@ -121,7 +180,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return REPORT_ERROR
 
 
-def run(argv: Optional[Sequence[str]] = None) -> int:
+def run(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     language = i18n.use(cli_language(argv))
     args = build_parser().parse_args(argv)
@@ -141,6 +200,7 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
         return USAGE_ERROR
     if args.compare is not None:
         from .compare import run_compare
+
         return run_compare(args, job, config)
     try:
         report = execute(job, config, in_process=args.in_process)
@@ -156,12 +216,15 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
 
 def run_remote(args: argparse.Namespace, language: str) -> int:
     """--server: the same output and exit status as a local run, from the server's report."""
-    from . import remote
     from ..reports.compare import Comparison
+    from . import remote
     from .render_compare import render as render_comparison
+
     if args.export or args.in_process:
-        print(_("error: --server runs on the server's sandbox: --export and --in-process are "
-                "local only"), file=sys.stderr)
+        print(
+            _("error: --server runs on the server's sandbox: --export and --in-process are local only"),
+            file=sys.stderr,
+        )
         return USAGE_ERROR
     try:
         request = dataclasses.replace(request_from_args(args), language=language)
@@ -184,30 +247,40 @@ def run_remote(args: argparse.Namespace, language: str) -> int:
     return 0 if report.status == "ok" else REPORT_ERROR
 
 
-def request_from_args(args: argparse.Namespace, source: Optional[str] = None,
-                      filename: str = "") -> JobRequest:
+def request_from_args(args: argparse.Namespace, source: str | None = None, filename: str = "") -> JobRequest:
     """The run's flags as a request (the HTTP API's body has the same fields); the source is the
     file the flags name unless a front-end without one (the notebook magic) gives its own."""
     if source is None:
         source = read_source(args.source)
         filename = "<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1]
-    options = vars(args)          # --device and --timeout are analyze's own
-    return JobRequest(source=source, function=args.function, calls=tuple(args.call),
-                      signature=args.signature, reduce_retracing=args.reduce_retracing,
-                      jit_compile=args.jit_compile, timing=args.timing,
-                      timing_budget_s=args.timing_budget, sweep=args.sweep,
-                      device=options.get("device", "auto"), timeout_s=options.get("timeout"),
-                      tf_version=args.tf, compare=args.compare,
-                      filename=filename or JobRequest.filename)
+    options = vars(args)  # --device and --timeout are analyze's own
+    return JobRequest(
+        source=source,
+        function=args.function,
+        calls=tuple(args.call),
+        signature=args.signature,
+        reduce_retracing=args.reduce_retracing,
+        jit_compile=args.jit_compile,
+        timing=args.timing,
+        timing_budget_s=args.timing_budget,
+        sweep=args.sweep,
+        device=options.get("device", "auto"),
+        timeout_s=options.get("timeout"),
+        tf_version=args.tf,
+        compare=args.compare,
+        filename=filename or JobRequest.filename,
+    )
 
 
 def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
     """Checked before any worker starts: exit 2 for a bad spec or a missing version."""
-    job = dataclasses.replace(job_request.to_job(request_from_args(args), config),
-                              export=bool(args.export))
+    job = dataclasses.replace(job_request.to_job(request_from_args(args), config), export=bool(args.export))
     if args.in_process and job.tf_version:
-        raise versions.VersionError(_("--in-process runs this interpreter's TensorFlow; "
-                                      "--tf {version} needs the sandbox").format(version=args.tf))
+        raise versions.VersionError(
+            _("--in-process runs this interpreter's TensorFlow; --tf {version} needs the sandbox").format(
+                version=args.tf
+            )
+        )
     return job
 
 
@@ -217,8 +290,9 @@ def read_source(path: str) -> str:
         data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
         source = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise SourceError(_("{path}: not UTF-8 text (byte {byte}); save it as UTF-8").format(
-            path=path, byte=e.start)) from None
+        raise SourceError(
+            _("{path}: not UTF-8 text (byte {byte}); save it as UTF-8").format(path=path, byte=e.start)
+        ) from None
     check_text(source)
     return source
 
@@ -226,12 +300,13 @@ def read_source(path: str) -> str:
 def save_export(report: Report, target: str) -> Report:
     """Moves the verified SavedModel to DIR (its TensorBoard log to DIR/tensorboard)."""
     export = report.export
-    if export is None or not export.path or not os.path.isdir(os.path.join(export.path,
-                                                                           "savedmodel")):
+    if export is None or not export.path or not os.path.isdir(os.path.join(export.path, "savedmodel")):
         return report
     if os.path.exists(target) and os.listdir(target):
-        print(_("error: --export {target}: the directory is not empty; nothing written").format(
-            target=target), file=sys.stderr)
+        print(
+            _("error: --export {target}: the directory is not empty; nothing written").format(target=target),
+            file=sys.stderr,
+        )
         shutil.rmtree(export.path, ignore_errors=True)
         return dataclasses.replace(report, export=dataclasses.replace(export, path=""))
     shutil.copytree(os.path.join(export.path, "savedmodel"), target, dirs_exist_ok=True)
@@ -244,8 +319,12 @@ def save_export(report: Report, target: str) -> Report:
 def show_versions(config: Settings, as_json: bool) -> int:
     installed = versions.installed(config)
     if as_json:
-        print(json.dumps({"default": installed[0].version,
-                          "versions": [dataclasses.asdict(v) for v in installed]}, indent=1))
+        print(
+            json.dumps(
+                {"default": installed[0].version, "versions": [dataclasses.asdict(v) for v in installed]},
+                indent=1,
+            )
+        )
         return 0
     for v in installed:
         print(f"{v.version:10} {v.python}" + ("  " + _("(default)") if v.default else ""))
@@ -255,29 +334,41 @@ def show_versions(config: Settings, as_json: bool) -> int:
 def show_claims(config: Settings, args: argparse.Namespace) -> int:
     from ..reports import claims
     from ..sandbox.versioned import VersionedPool
+
     unknown = [s for s in args.example if s not in gallery.BY_SLUG]
     if unknown:
-        print(f"error: no example {unknown[0]!r}; run `python -m playground example` for the list",
-              file=sys.stderr)
+        print(
+            f"error: no example {unknown[0]!r}; run `python -m playground example` for the list",
+            file=sys.stderr,
+        )
         return USAGE_ERROR
     examples = [gallery.BY_SLUG[s] for s in args.example] or None
     with VersionedPool(config) as pool:
         table = claims.measure(pool.submit, versions.installed(config), examples)
     table = dataclasses.replace(table, measured_on=time.strftime("%Y-%m-%d", time.gmtime()))
-    print(table.to_json(indent=1) if args.json else
-          claims.render_markdown(table) if args.markdown else claims.render_text(table))
+    print(
+        table.to_json(indent=1)
+        if args.json
+        else claims.render_markdown(table)
+        if args.markdown
+        else claims.render_text(table)
+    )
     return 0
 
 
-def show_example(slug: Optional[str]) -> int:
+def show_example(slug: str | None) -> int:
     if slug is None:
         for e in gallery.EXAMPLES:
             print(f"{e.slug:28} {_(e.title)}")
         return 0
     example = gallery.BY_SLUG.get(slug)
     if example is None:
-        print(_("error: no example {slug}; run `python -m playground example` for the list").format(
-            slug=repr(slug)), file=sys.stderr)
+        print(
+            _("error: no example {slug}; run `python -m playground example` for the list").format(
+                slug=repr(slug)
+            ),
+            file=sys.stderr,
+        )
         return USAGE_ERROR
     flags = [f"--function {example.function}"] if example.function else []
     flags += [f'--call "{c}"' for c in example.calls]

@@ -3,11 +3,11 @@
 A report's strings are the worker's (hostile code ran there): what reaches the terminal has no
 control characters, so no escape sequence in a message can move the cursor or retitle the window.
 """
+
 from __future__ import annotations
 
 from ..contract import reasons
 from ..contract.i18n import _, sentences
-
 from ..contract.job import FunctionReport, Report
 from ..reports.safe_text import terminal_text
 
@@ -19,14 +19,22 @@ def _indent(text: str, prefix: str = "      | ") -> list[str]:
 def _call_mark(c) -> str:  # type: ignore[no-untyped-def]
     # A call that raised while tracing added no graph, but it did not reuse one either.
     mark = _("TRACED") if c.retraced else _("raised") if c.error else _("cached")
-    mark += _(" (raised, handled by the script)") if c.handled and c.retraced else \
-        _(" (handled by the script)") if c.handled else ""
+    mark += (
+        _(" (raised, handled by the script)")
+        if c.handled and c.retraced
+        else _(" (handled by the script)")
+        if c.handled
+        else ""
+    )
     return mark
 
 
 def render_function(f: FunctionReport) -> list[str]:
-    lines = [_("{name}: {traces} trace(s) in {calls} call(s)").format(
-        name=f.name, traces=f.tracing_count, calls=len(f.calls))]
+    lines = [
+        _("{name}: {traces} trace(s) in {calls} call(s)").format(
+            name=f.name, traces=f.tracing_count, calls=len(f.calls)
+        )
+    ]
     for c in f.calls:
         head = f"  #{c.index} ({c.args or _('no arguments')})  {_call_mark(c)}"
         if c.reason:
@@ -41,8 +49,15 @@ def render_function(f: FunctionReport) -> list[str]:
             lines.append(f"      -> {c.output}")
     if f.graph:
         g = f.graph
-        lines.append("  " + sentences(_("graph: {ops} ops, {optimized} after Grappler.").format(
-            ops=g.op_count, optimized=g.op_count_optimized), g.note))
+        lines.append(
+            "  "
+            + sentences(
+                _("graph: {ops} ops, {optimized} after Grappler.").format(
+                    ops=g.op_count, optimized=g.op_count_optimized
+                ),
+                g.note,
+            )
+        )
     if f.concrete_signatures:
         lines.append("  " + _("concrete signatures:"))
         lines += [f"    {s}" for s in f.concrete_signatures]
@@ -59,50 +74,79 @@ def render_function(f: FunctionReport) -> list[str]:
 def _timing_lines(f: FunctionReport) -> list[str]:
     t = f.timing
     assert t is not None
-    spread = (" ({:.2f}-{:.2f})".format(*t.speedup_range["graph"]) if "graph" in t.speedup_range
-              else "")
+    spread = " ({:.2f}-{:.2f})".format(*t.speedup_range["graph"]) if "graph" in t.speedup_range else ""
     xla = _(", XLA {xla} us").format(xla=f"{t.xla.median_s * 1e6:.1f}") if t.xla else ""
-    lines = ["  " + _("timing (median per call): eager {eager} us, graph {graph} us{xla}; graph "
-                      "speedup {speedup}x{spread}").format(
-        eager=f"{t.eager.median_s * 1e6:.1f}", graph=f"{t.graph.median_s * 1e6:.1f}", xla=xla,
-        speedup=f"{t.speedup_graph:.2f}", spread=spread)]
+    lines = [
+        "  "
+        + _(
+            "timing (median per call): eager {eager} us, graph {graph} us{xla}; graph "
+            "speedup {speedup}x{spread}"
+        ).format(
+            eager=f"{t.eager.median_s * 1e6:.1f}",
+            graph=f"{t.graph.median_s * 1e6:.1f}",
+            xla=xla,
+            speedup=f"{t.speedup_graph:.2f}",
+            spread=spread,
+        )
+    ]
     lines += ["    " + _("note: {note}").format(note=n) for n in t.notes]
     if t.sweep:
-        lines.append("  " + _("size sweep ({label}): size, eager, graph, XLA (us), graph traces").format(
-            label=t.sweep_label))
+        lines.append(
+            "  "
+            + _("size sweep ({label}): size, eager, graph, XLA (us), graph traces").format(
+                label=t.sweep_label
+            )
+        )
         for p in t.sweep:
-            cells = [f"{v * 1e6:9.1f}" if v is not None else "        -"
-                     for v in (p.eager_s, p.graph_s, p.xla_s)]
+            cells = [
+                f"{v * 1e6:9.1f}" if v is not None else "        -" for v in (p.eager_s, p.graph_s, p.xla_s)
+            ]
             lines.append(f"    {p.size:>7} {' '.join(cells)}   {p.graph_traces}")
     return lines
 
 
 def render(report: Report) -> str:
     isolation = report.sandbox.isolation if report.sandbox else _("none (in process)")
-    lines = [_("TensorFlow {version} on {device}; isolation: {isolation}").format(
-                 version=report.tensorflow_version, device=report.device, isolation=isolation),
-             _("status: {status}: {message}").format(status=report.status, message=report.message)]
+    lines = [
+        _("TensorFlow {version} on {device}; isolation: {isolation}").format(
+            version=report.tensorflow_version, device=report.device, isolation=isolation
+        ),
+        _("status: {status}: {message}").format(status=report.status, message=report.message),
+    ]
     if report.error:
         where = _(" (line {line})").format(line=report.error.line) if report.error.line else ""
-        if report.error.traceback:   # Python's own shape, which ends with the message
+        if report.error.traceback:  # Python's own shape, which ends with the message
             lines.append(_("error{where}: {type}").format(where=where, type=report.error.type))
             lines += _indent(report.error.traceback, "  ")
         else:
-            lines.append(_("error{where}: {type}").format(where=where, type=report.error.type)
-                         + f": {report.error.message}")
+            lines.append(
+                _("error{where}: {type}").format(where=where, type=report.error.type)
+                + f": {report.error.message}"
+            )
     environment = report.environment
     if environment:
-        lines.append(_("environment: Python {python}, {cpus} CPU(s), TF threads intra-op {intra} / "
-                       "inter-op {inter}, oneDNN {onednn}").format(
-            python=environment.get("python", "?"), cpus=environment.get("cpu_count", "?"),
-            intra=environment.get("intra_op_threads", "?"),
-            inter=environment.get("inter_op_threads", "?"),
-            onednn=_("on") if environment.get("onednn") else _("off")))
+        lines.append(
+            _(
+                "environment: Python {python}, {cpus} CPU(s), TF threads intra-op {intra} / "
+                "inter-op {inter}, oneDNN {onednn}"
+            ).format(
+                python=environment.get("python", "?"),
+                cpus=environment.get("cpu_count", "?"),
+                intra=environment.get("intra_op_threads", "?"),
+                inter=environment.get("inter_op_threads", "?"),
+                onednn=_("on") if environment.get("onednn") else _("off"),
+            )
+        )
     for fallback in report.fallbacks:
         state = _("fallback") if fallback.available else _("unavailable")
-        lines.append(_("TF {version} {state}: {feature}: {detail}").format(
-            version=report.tensorflow_version, state=state, feature=fallback.feature,
-            detail=fallback.detail))
+        lines.append(
+            _("TF {version} {state}: {feature}: {detail}").format(
+                version=report.tensorflow_version,
+                state=state,
+                feature=fallback.feature,
+                detail=fallback.detail,
+            )
+        )
     for f in report.functions:
         lines.append("")
         lines += render_function(f)
@@ -111,15 +155,20 @@ def render(report: Report) -> str:
         lines += ["", _("stdout of the whole run:")] + _indent(report.stdout, "  | ")
     if report.export is not None:
         e = report.export
-        lines += ["", _("export: {state}").format(state=_("verified") if e.verified else _("NOT verified"))
-                  + (f" -> {e.path}" if e.path else ""), f"  {e.reason}"]
+        lines += [
+            "",
+            _("export: {state}").format(state=_("verified") if e.verified else _("NOT verified"))
+            + (f" -> {e.path}" if e.path else ""),
+            f"  {e.reason}",
+        ]
         for sig in e.signatures:
             state = {True: _("pass"), False: _("FAIL"), None: _("not checked")}[sig.verified]
             lines.append(f"  {sig.key}: {sig.inputs} -> {sig.outputs}  [{state}] {sig.message}")
     if report.warnings:
         lines += ["", _("pitfalls:")]
         for w in report.warnings:
-            lines.append("  " + _("line {line} [{code}] {message}").format(
-                line=w.line, code=w.code, message=w.message))
+            lines.append(
+                "  " + _("line {line} [{code}] {message}").format(line=w.line, code=w.code, message=w.message)
+            )
             lines.append("      " + _("fix: {fix}").format(fix=w.fix))
     return terminal_text("\n".join(lines))

@@ -1,4 +1,5 @@
 """Settings from environment variables, each with its default; the README lists them all."""
+
 from __future__ import annotations
 
 import os
@@ -21,53 +22,53 @@ def _env(name: str, default: object) -> object:
 @dataclass(frozen=True)
 class Settings:
     # Engine
-    max_tensor_elements: int = 1 << 24          # PLAYGROUND_MAX_TENSOR_ELEMENTS
-    output_cap_bytes: int = 1 << 20              # PLAYGROUND_OUTPUT_CAP_BYTES
-    gpu_memory_mb: int = 2048                    # PLAYGROUND_GPU_MEMORY_MB, per worker
+    max_tensor_elements: int = 1 << 24  # PLAYGROUND_MAX_TENSOR_ELEMENTS
+    output_cap_bytes: int = 1 << 20  # PLAYGROUND_OUTPUT_CAP_BYTES
+    gpu_memory_mb: int = 2048  # PLAYGROUND_GPU_MEMORY_MB, per worker
     # Sandbox and pool
-    executor: str = "local"                      # PLAYGROUND_EXECUTOR: local | ray
-    pool_size: int = 2                           # PLAYGROUND_POOL_SIZE
-    queue_limit: int = 16                        # PLAYGROUND_QUEUE_LIMIT
-    timeout_s: float = 30.0                      # PLAYGROUND_TIMEOUT_S, wall clock per job
-    cpu_s: int = 60                              # PLAYGROUND_CPU_S, CPU seconds per job
-    memory_mb: int = 4096                        # PLAYGROUND_MEMORY_MB, address space per job
-    file_mb: int = 64                            # PLAYGROUND_FILE_MB, largest file a job writes
-    tmp_mb: int = 64                             # PLAYGROUND_TMP_MB, the job's private /tmp
-    demote_after_s: float = 5.0                  # PLAYGROUND_DEMOTE_AFTER_S, then nice 19; 0: never
-    background_workers: int = 1                  # PLAYGROUND_BACKGROUND_WORKERS, for demoted jobs
-    processes: int = 256                         # PLAYGROUND_PROCESSES, per job uid (threads too)
-    open_files: int = 256                        # PLAYGROUND_OPEN_FILES
-    isolation: str = "auto"                      # PLAYGROUND_ISOLATION: auto | bubblewrap | process
-    fork_workers: str = "auto"                   # PLAYGROUND_FORK_WORKERS: auto | on | off
-    python: str = ""                             # PLAYGROUND_PYTHON, worker interpreter
-    tf_venvs: str = ""                           # PLAYGROUND_TF_VENVS, extra TF venvs (a,b)
-    version_pools: str = ""                      # PLAYGROUND_VERSION_POOLS, "2.15.1=1" warm zygotes
-    version_idle_s: float = 600.0                # PLAYGROUND_VERSION_IDLE_S, an extra pool's idle life
-    ray_idle_s: float = 600.0                    # PLAYGROUND_RAY_IDLE_S, a node pool's idle life
+    executor: str = "local"  # PLAYGROUND_EXECUTOR: local | ray
+    pool_size: int = 2  # PLAYGROUND_POOL_SIZE
+    queue_limit: int = 16  # PLAYGROUND_QUEUE_LIMIT
+    timeout_s: float = 30.0  # PLAYGROUND_TIMEOUT_S, wall clock per job
+    cpu_s: int = 60  # PLAYGROUND_CPU_S, CPU seconds per job
+    memory_mb: int = 4096  # PLAYGROUND_MEMORY_MB, address space per job
+    file_mb: int = 64  # PLAYGROUND_FILE_MB, largest file a job writes
+    tmp_mb: int = 64  # PLAYGROUND_TMP_MB, the job's private /tmp
+    demote_after_s: float = 5.0  # PLAYGROUND_DEMOTE_AFTER_S, then nice 19; 0: never
+    background_workers: int = 1  # PLAYGROUND_BACKGROUND_WORKERS, for demoted jobs
+    processes: int = 256  # PLAYGROUND_PROCESSES, per job uid (threads too)
+    open_files: int = 256  # PLAYGROUND_OPEN_FILES
+    isolation: str = "auto"  # PLAYGROUND_ISOLATION: auto | bubblewrap | process
+    fork_workers: str = "auto"  # PLAYGROUND_FORK_WORKERS: auto | on | off
+    python: str = ""  # PLAYGROUND_PYTHON, worker interpreter
+    tf_venvs: str = ""  # PLAYGROUND_TF_VENVS, extra TF venvs (a,b)
+    version_pools: str = ""  # PLAYGROUND_VERSION_POOLS, "2.15.1=1" warm zygotes
+    version_idle_s: float = 600.0  # PLAYGROUND_VERSION_IDLE_S, an extra pool's idle life
+    ray_idle_s: float = 600.0  # PLAYGROUND_RAY_IDLE_S, a node pool's idle life
     # Service (the hosted app)
-    max_source_bytes: int = 64 * 1024            # PLAYGROUND_MAX_SOURCE_BYTES
-    max_calls: int = 50                          # PLAYGROUND_MAX_CALLS
-    max_timing_budget_s: float = 10.0            # PLAYGROUND_MAX_TIMING_BUDGET_S
-    runs_per_minute: int = 20                    # PLAYGROUND_RUNS_PER_MINUTE, per client
+    max_source_bytes: int = 64 * 1024  # PLAYGROUND_MAX_SOURCE_BYTES
+    max_calls: int = 50  # PLAYGROUND_MAX_CALLS
+    max_timing_budget_s: float = 10.0  # PLAYGROUND_MAX_TIMING_BUDGET_S
+    runs_per_minute: int = 20  # PLAYGROUND_RUNS_PER_MINUTE, per client
     # Fairness between clients (playground/runs/fairness.py)
-    client_ip_header: str = ""                   # PLAYGROUND_CLIENT_IP_HEADER, e.g. X-Forwarded-For
-    client_running: int = 1                      # PLAYGROUND_CLIENT_RUNNING, jobs at once
-    client_queued: int = 2                       # PLAYGROUND_CLIENT_QUEUED, jobs waiting
-    client_seconds_per_minute: float = 40.0      # PLAYGROUND_CLIENT_SECONDS_PER_MINUTE
-    fair_slots: int = 0                          # PLAYGROUND_FAIR_SLOTS, 0: the pool size
-    editor: str = "auto"                         # PLAYGROUND_EDITOR: auto (code editor) | plain
+    client_ip_header: str = ""  # PLAYGROUND_CLIENT_IP_HEADER, e.g. X-Forwarded-For
+    client_running: int = 1  # PLAYGROUND_CLIENT_RUNNING, jobs at once
+    client_queued: int = 2  # PLAYGROUND_CLIENT_QUEUED, jobs waiting
+    client_seconds_per_minute: float = 40.0  # PLAYGROUND_CLIENT_SECONDS_PER_MINUTE
+    fair_slots: int = 0  # PLAYGROUND_FAIR_SLOTS, 0: the pool size
+    editor: str = "auto"  # PLAYGROUND_EDITOR: auto (code editor) | plain
     # The front door: per-client limits on everything before a Run (playground/front_door/)
-    sessions_per_client: int = 8                 # PLAYGROUND_SESSIONS_PER_CLIENT, tabs open at once
-    messages_per_second: float = 2.0             # PLAYGROUND_MESSAGES_PER_SECOND, websocket, refill
-    message_burst: int = 4                       # PLAYGROUND_MESSAGE_BURST, the bucket's size
+    sessions_per_client: int = 8  # PLAYGROUND_SESSIONS_PER_CLIENT, tabs open at once
+    messages_per_second: float = 2.0  # PLAYGROUND_MESSAGES_PER_SECOND, websocket, refill
+    message_burst: int = 4  # PLAYGROUND_MESSAGE_BURST, the bucket's size
     # (small: page runs started at once hold Streamlit's event loop for about their sum; 8 at once
     # kept /_stcore/health waiting 1.5 s here, 4 at once 0.7 s)
-    max_message_bytes: int = 256 * 1024          # PLAYGROUND_MAX_MESSAGE_BYTES, one browser message
-    requests_per_second: float = 5.0             # PLAYGROUND_REQUESTS_PER_SECOND, HTTP, refill
-    request_burst: int = 60                      # PLAYGROUND_REQUEST_BURST, the bucket's size
-    allowed_origins: str = ""                    # PLAYGROUND_ALLOWED_ORIGINS, https://a.org,https://b.org
+    max_message_bytes: int = 256 * 1024  # PLAYGROUND_MAX_MESSAGE_BYTES, one browser message
+    requests_per_second: float = 5.0  # PLAYGROUND_REQUESTS_PER_SECOND, HTTP, refill
+    request_burst: int = 60  # PLAYGROUND_REQUEST_BURST, the bucket's size
+    allowed_origins: str = ""  # PLAYGROUND_ALLOWED_ORIGINS, https://a.org,https://b.org
     # The HTTP API (playground/api/, docs/api.md)
-    api_tokens: str = ""                         # PLAYGROUND_API_TOKENS, ci=SECRET,bot=SECRET2: each its own client
+    api_tokens: str = ""  # PLAYGROUND_API_TOKENS, ci=SECRET,bot=SECRET2: each its own client
 
     @property
     def background_slots(self) -> int:
@@ -76,7 +77,7 @@ class Settings:
         return max(0, self.background_workers) if self.demote_after_s > 0 else 0
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         return cls(**{f.name: _env(f"PLAYGROUND_{f.name.upper()}", f.default) for f in fields(cls)})
 
 

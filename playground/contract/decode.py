@@ -9,6 +9,7 @@ only `Any` values (free-form dicts such as `environment`) are walked by depth, u
 `outside_strings` gives the structure of JSON text before anything is parsed, so a reader can
 count its values or its nesting first (contract/protocol.py, api/body.py).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,10 +18,11 @@ import math
 import re
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Union
+from typing import Any, Literal, Union
 
-_INT_BOUND = 1 << 53                  # what a JSON reader in any language keeps exact
+_INT_BOUND = 1 << 53  # what a JSON reader in any language keeps exact
 # A JSON string, possessively matched (linear: no backtracking into it).
 _STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 
@@ -50,7 +52,7 @@ class Bounds:
     list_items: int = 20_000
     dict_items: int = 20_000
     key_chars: int = 512
-    any_depth: int = 8                # free-form values (dict[str, Any]) nest at most this deep
+    any_depth: int = 8  # free-form values (dict[str, Any]) nest at most this deep
     any_items: int = 2_000
 
 
@@ -64,7 +66,7 @@ def decode(cls: Any, data: Any, bounds: Bounds = Bounds(), path: str = "") -> An
     if origin in (Union, types.UnionType):
         options = typing.get_args(cls)
         if type(None) in options and (data is None or _non_finite(data)):
-            return None           # NaN or infinity (json.loads accepts them) where None fits
+            return None  # NaN or infinity (json.loads accepts them) where None fits
         inner = [a for a in options if a is not type(None)]
         if len(inner) != 1:
             raise DecodeError(path, "a union this decoder does not know")
@@ -87,8 +89,7 @@ def decode(cls: Any, data: Any, bounds: Bounds = Bounds(), path: str = "") -> An
             raise DecodeError(path, "not an object")
         if len(data) > bounds.dict_items:
             raise DecodeError(path, f"more than {bounds.dict_items} entries")
-        return {_key_of(k, bounds, path): decode(value, v, bounds, f"{path}.{k}")
-                for k, v in data.items()}
+        return {_key_of(k, bounds, path): decode(value, v, bounds, f"{path}.{k}") for k, v in data.items()}
     return _scalar(cls, data, bounds, path)
 
 
@@ -99,16 +100,16 @@ def _dataclass(cls: Any, data: Any, bounds: Bounds, path: str) -> Any:
     for f in _fields(cls):
         where = f"{path}.{f.name}" if path else f.name
         if f.name in data:
-            values[f.name] = decode(_hints(cls)[f.name], data[f.name],
-                                    _for_field(bounds, f.name), where)
+            values[f.name] = decode(_hints(cls)[f.name], data[f.name], _for_field(bounds, f.name), where)
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise DecodeError(where, "missing")
-    return cls(**values)                   # unknown keys are dropped, never passed on
+    return cls(**values)  # unknown keys are dropped, never passed on
 
 
 def _for_field(bounds: Bounds, name: str) -> Bounds:
-    return dataclasses.replace(bounds, text_chars=bounds.long_text_chars) \
-        if name in bounds.long_text else bounds
+    return (
+        dataclasses.replace(bounds, text_chars=bounds.long_text_chars) if name in bounds.long_text else bounds
+    )
 
 
 def _scalar(cls: Any, data: Any, bounds: Bounds, path: str) -> Any:
@@ -161,17 +162,15 @@ def _free(data: Any, bounds: Bounds, path: str, depth: int) -> Any:
     if isinstance(data, dict):
         if len(data) > bounds.any_items:
             raise DecodeError(path, f"more than {bounds.any_items} entries")
-        return {_key_of(k, bounds, path): _free(v, bounds, f"{path}.{k}", depth - 1)
-                for k, v in data.items()}
+        return {_key_of(k, bounds, path): _free(v, bounds, f"{path}.{k}", depth - 1) for k, v in data.items()}
     raise DecodeError(path, "not a JSON value")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fields(cls: Any) -> tuple[dataclasses.Field, ...]:
     return dataclasses.fields(cls)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _hints(cls: Any) -> Mapping[str, Any]:
     return typing.get_type_hints(cls)
-

@@ -13,6 +13,7 @@ Each class also subclasses the matching builtin, as AutoGraph's
 InaccessibleSourceCodeError(PyCTError, ValueError) does, so callers may catch either.
 Anything that is not a PlaygroundError is a bug in the playground and surfaces as one.
 """
+
 from __future__ import annotations
 
 

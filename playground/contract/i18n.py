@@ -10,14 +10,16 @@ Module-level constants cannot be translated when the module is imported (no lang
 yet): mark them with `N_("...")`, which only marks them for extraction, and pass them through
 `_()` where they are shown.
 """
+
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import gettext
 import os
-from functools import lru_cache
-from typing import Any, Callable, Iterator, Mapping, Optional, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from functools import cache
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -33,13 +35,13 @@ SHORT = {ENGLISH: "en", CHINESE: "zh"}
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("playground_language", default=ENGLISH)
 
 
-@lru_cache(maxsize=None)
+@cache
 def translation(language: str = ENGLISH) -> gettext.NullTranslations:
     """The catalog of one language (cached: all sessions share the read-only catalogs)."""
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[language], fallback=True)
 
 
-def normalise(tag: Optional[str]) -> Optional[str]:
+def normalise(tag: str | None) -> str | None:
     """A language tag ("zh", "zh-CN", "zh_CN.UTF-8", "en-GB", "C") as one of LANGUAGES, or None.
 
     Every Chinese tag maps to zh_CN: it is the only Chinese catalog, and simplified Chinese
@@ -54,7 +56,7 @@ def normalise(tag: Optional[str]) -> Optional[str]:
     return None
 
 
-def from_accept_language(header: Optional[str]) -> Optional[str]:
+def from_accept_language(header: str | None) -> str | None:
     """The best supported language of an Accept-Language header ("zh-CN,zh;q=0.9,en;q=0.8")."""
     ranked = []
     for position, part in enumerate((header or "").split(",")):
@@ -73,7 +75,7 @@ def from_accept_language(header: Optional[str]) -> Optional[str]:
     return min(ranked)[2] if ranked else None
 
 
-def from_environment(environ: Mapping[str, str]) -> Optional[str]:
+def from_environment(environ: Mapping[str, str]) -> str | None:
     """The language of a terminal, as gettext reads it: LANGUAGE, LC_ALL, LC_MESSAGES, LANG."""
     for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
         value = environ.get(name, "")
@@ -83,7 +85,7 @@ def from_environment(environ: Mapping[str, str]) -> Optional[str]:
     return None
 
 
-def choose(*candidates: Optional[str]) -> str:
+def choose(*candidates: str | None) -> str:
     """The first candidate that names a supported language; English when none does."""
     for candidate in candidates:
         language = normalise(candidate)
@@ -92,7 +94,7 @@ def choose(*candidates: Optional[str]) -> str:
     return ENGLISH
 
 
-def use(language: Optional[str]) -> str:
+def use(language: str | None) -> str:
     """Makes `language` current for this context (this thread's script run, this worker)."""
     chosen = choose(language)
     _current.set(chosen)
@@ -104,7 +106,7 @@ def current() -> str:
 
 
 @contextlib.contextmanager
-def using(language: Optional[str]) -> Iterator[str]:
+def using(language: str | None) -> Iterator[str]:
     """`language` for the block only: callbacks from another thread start in English."""
     token = _current.set(choose(language))
     try:
@@ -128,6 +130,7 @@ def bound(func: Callable[..., T]) -> Callable[..., T]:
     def call(*args: Any, **kwargs: Any) -> T:
         with using(language):
             return func(*args, **kwargs)
+
     return call
 
 
@@ -152,7 +155,5 @@ def _p(context: str, message: str) -> str:
 
 
 def N_(message: str) -> str:
-
-
     """Marks a module-level constant for extraction; translate it with `_()` where it is shown."""
     return message

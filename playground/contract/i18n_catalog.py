@@ -9,30 +9,34 @@ the app itself needs nothing but Python's gettext and the committed .mo).
 Location comments carry file names without line numbers and messages are sorted, so a branch
 that adds one string changes the catalogs in one place (merges stay small); docs/i18n.md.
 """
+
 from __future__ import annotations
 
 import io
 import os
 import sys
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR, ENGLISH
+from .i18n import DOMAIN, ENGLISH, LANGUAGES, LOCALE_DIR
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEMPLATE = os.path.join(LOCALE_DIR, f"{DOMAIN}.pot")
 KEYWORDS = {"_": None, "N_": None, "_p": ((1, "c"), 2)}
 
 # The code that can show text to a person: the package and the Streamlit entry point.
-METHOD_MAP = [("playground/locale/**", "ignore"), ("playground/**.py", "python"),
-              ("app.py", "python"), ("**", "ignore")]
+METHOD_MAP = [
+    ("playground/locale/**", "ignore"),
+    ("playground/**.py", "python"),
+    ("app.py", "python"),
+    ("**", "ignore"),
+]
 TRANSLATED = tuple(language for language in LANGUAGES if language != ENGLISH)
 PROJECT = "tf.function playground"
-
 
 
 def po_path(language: str) -> str:
@@ -45,12 +49,20 @@ def mo_path(language: str) -> str:
 
 def extract(root: str = ROOT) -> Catalog:
     """Every marked string of the code as a template catalog (no translations)."""
-    template = Catalog(project=PROJECT, version="1", domain=DOMAIN, fuzzy=False,
-                       msgid_bugs_address="", copyright_holder=PROJECT + " authors",
-                       last_translator="", language_team="")
-    for filename, lineno, message, comments, context in extract_from_dir(
-            root, METHOD_MAP, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True):
-        if isinstance(message, tuple):   # plural forms are not used: "(s)" reads in both languages
+    template = Catalog(
+        project=PROJECT,
+        version="1",
+        domain=DOMAIN,
+        fuzzy=False,
+        msgid_bugs_address="",
+        copyright_holder=PROJECT + " authors",
+        last_translator="",
+        language_team="",
+    )
+    for filename, _lineno, message, comments, context in extract_from_dir(
+        root, METHOD_MAP, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
+    ):
+        if isinstance(message, tuple):  # plural forms are not used: "(s)" reads in both languages
             message = message[0]
         if message:
             template.add(message, None, [(filename, None)], auto_comments=comments, context=context)
@@ -60,13 +72,20 @@ def extract(root: str = ROOT) -> Catalog:
 def _write_po(catalog: Catalog, path: str) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=100, sort_output=True, include_lineno=False,
-             ignore_obsolete=True, omit_header=False)
+    write_po(
+        buffer,
+        catalog,
+        width=100,
+        sort_output=True,
+        include_lineno=False,
+        ignore_obsolete=True,
+        omit_header=False,
+    )
     with open(path, "wb") as handle:
         handle.write(buffer.getvalue())
 
 
-def read(path: str, language: Optional[str] = None) -> Catalog:
+def read(path: str, language: str | None = None) -> Catalog:
     with open(path, "rb") as handle:
         return read_po(handle, locale=language, domain=DOMAIN)
 
@@ -78,7 +97,7 @@ def compiled(catalog: Catalog) -> bytes:
     return buffer.getvalue()
 
 
-def _stable_header(catalog: Catalog, previous: Optional[Catalog]) -> None:
+def _stable_header(catalog: Catalog, previous: Catalog | None) -> None:
     """Keeps dates unchanged while the messages are: a rerun on merged code makes no diff."""
     if previous is not None:
         catalog.creation_date = previous.creation_date
@@ -102,8 +121,14 @@ def update(languages: Iterable[str] = TRANSLATED) -> list[str]:
             if before != after:
                 changed.append(language)
         else:
-            catalog = Catalog(locale=language, domain=DOMAIN, project=PROJECT, version="1",
-                              fuzzy=False, copyright_holder=PROJECT + " authors")
+            catalog = Catalog(
+                locale=language,
+                domain=DOMAIN,
+                project=PROJECT,
+                version="1",
+                fuzzy=False,
+                copyright_holder=PROJECT + " authors",
+            )
             catalog.update(template, no_fuzzy_matching=True)
             changed.append(language)
         _write_po(catalog, path)
@@ -129,8 +154,7 @@ def missing(catalog: Catalog, template: Catalog) -> list[str]:
     return sorted(gaps)
 
 
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     command = (list(argv if argv is not None else sys.argv[1:]) or ["update"])[0]
     if command == "update":
         changed = update()

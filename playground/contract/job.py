@@ -3,6 +3,7 @@
 Both are frozen dataclasses of plain values with a JSON round trip, so a test can feed the
 UI a recorded report and a fake executor can stand in for the worker pool.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -10,7 +11,7 @@ import json
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 Status = Literal["ok", "error", "timeout", "memory", "killed"]
 
@@ -20,21 +21,21 @@ class Job:
     """What to analyse: source, entry, call plan (CLI grammar) and tf.function options."""
 
     source: str
-    function: Optional[str] = None          # None: run the source as a script
+    function: str | None = None  # None: run the source as a script
     calls: tuple[str, ...] = ()
-    signature: Optional[str] = None         # "float32[None,3], int32[]"
+    signature: str | None = None  # "float32[None,3], int32[]"
     reduce_retracing: bool = False
     jit_compile: bool = False
     timing: bool = False
     timing_budget_s: float = 2.0
-    device: str = "auto"                    # auto | cpu | gpu
+    device: str = "auto"  # auto | cpu | gpu
     timeout_s: float = 30.0
-    filename: str = "playground_input.py"   # shown in tracebacks and to AutoGraph
-    sweep: Optional[str] = None             # "x[0]=16,64,256": time the last call at each size
-    export: bool = False                    # write a SavedModel and TensorBoard graph log
-    verify: Optional[str] = None            # verify this attached SavedModel; runs no user code
+    filename: str = "playground_input.py"  # shown in tracebacks and to AutoGraph
+    sweep: str | None = None  # "x[0]=16,64,256": time the last call at each size
+    export: bool = False  # write a SavedModel and TensorBoard graph log
+    verify: str | None = None  # verify this attached SavedModel; runs no user code
     attachments: dict[str, str] = field(default_factory=dict)  # name -> host dir, copied in
-    tf_version: str = ""                    # "": the default install; else one listed by `python -m playground versions`
+    tf_version: str = ""  # "": the default install; else one listed by `python -m playground versions`
     # Language of the report's sentences (pitfall messages and fixes, notes); codes and data
     # stay language-neutral. i18n.LANGUAGES: "en" or "zh_CN".
     language: str = "en"
@@ -42,34 +43,34 @@ class Job:
 
 @dataclass(frozen=True)
 class ErrorInfo:
-    type: str                               # the Python exception's name: "SyntaxError"
+    type: str  # the Python exception's name: "SyntaxError"
     message: str
-    line: Optional[int] = None              # in the user's file
-    column: Optional[int] = None            # 1-based, where Python knows it (syntax errors)
-    traceback: str = ""                     # the user's frames (and TF's), as Python prints them
+    line: int | None = None  # in the user's file
+    column: int | None = None  # 1-based, where Python knows it (syntax errors)
+    traceback: str = ""  # the user's frames (and TF's), as Python prints them
 
 
 @dataclass(frozen=True)
 class Warning:
     code: str
-    line: Optional[int]
+    line: int | None
     message: str
     fix: str = ""
-    function: Optional[str] = None
+    function: str | None = None
 
 
 @dataclass(frozen=True)
 class CallRecord:
     index: int
-    args: str                               # the call as written, e.g. "float32[3]"
+    args: str  # the call as written, e.g. "float32[3]"
     retraced: bool
-    reason: Optional[str]
+    reason: str | None
     stdout: str
-    output: Optional[str]
-    error: Optional[ErrorInfo] = None
-    tracing_count: int = 0                  # TF's count after this call
+    output: str | None
+    error: ErrorInfo | None = None
+    tracing_count: int = 0  # TF's count after this call
     duration_s: float = 0.0
-    handled: bool = False                   # script mode: it raised, and the script caught it
+    handled: bool = False  # script mode: it raised, and the script caught it
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,8 @@ class CodeLine:
 class GraphOp:
     name: str
     type: str
-    line: Optional[int]                     # the user's source line that created it
-    function: str = ""                      # "" top level, else the body it lives in (while_body)
+    line: int | None  # the user's source line that created it
+    function: str = ""  # "" top level, else the body it lives in (while_body)
 
 
 @dataclass(frozen=True)
@@ -94,10 +95,10 @@ class GraphInfo:
     op_count_optimized: int
     op_types: dict[str, int]
     op_types_optimized: dict[str, int] = field(default_factory=dict)
-    dot: str = ""                           # graphviz of the last traced graph
-    note: str = ""                          # why before/after differ (folding, lowering)
+    dot: str = ""  # graphviz of the last traced graph
+    note: str = ""  # why before/after differ (folding, lowering)
     ops_by_line: dict[str, int] = field(default_factory=dict)  # user's line -> ops it made
-    ops: list[GraphOp] = field(default_factory=list)          # every op, nested bodies too
+    ops: list[GraphOp] = field(default_factory=list)  # every op, nested bodies too
 
 
 @dataclass(frozen=True)
@@ -105,35 +106,35 @@ class ModeTiming:
     median_s: float
     samples_s: list[float]
     iqr_s: float = 0.0
-    first_call_s: float = 0.0               # trace (+ compile) + one run
+    first_call_s: float = 0.0  # trace (+ compile) + one run
     noisy: bool = False
-    peak_memory_bytes: Optional[int] = None  # GPU only: tf.config.experimental.get_memory_info
+    peak_memory_bytes: int | None = None  # GPU only: tf.config.experimental.get_memory_info
 
 
 @dataclass(frozen=True)
 class SweepPoint:
     size: int
-    eager_s: Optional[float]
-    graph_s: Optional[float]
-    xla_s: Optional[float]
-    graph_traces: int                       # the graph instance's tracing count after this size
-    xla_traces: Optional[int] = None
+    eager_s: float | None
+    graph_s: float | None
+    xla_s: float | None
+    graph_traces: int  # the graph instance's tracing count after this size
+    xla_traces: int | None = None
 
 
 @dataclass(frozen=True)
 class Timing:
     eager: ModeTiming
     graph: ModeTiming
-    xla: Optional[ModeTiming]
-    first_call_s: dict[str, Optional[float]]
+    xla: ModeTiming | None
+    first_call_s: dict[str, float | None]
     speedup_graph: float = 0.0
-    speedup_xla: Optional[float] = None
+    speedup_xla: float | None = None
     speedup_range: dict[str, list[float]] = field(default_factory=dict)  # mode -> [low, high]
-    break_even_calls: dict[str, Optional[int]] = field(default_factory=dict)
-    phases: dict[str, dict[str, float]] = field(default_factory=dict)   # trace/compile/run per mode
+    break_even_calls: dict[str, int | None] = field(default_factory=dict)
+    phases: dict[str, dict[str, float]] = field(default_factory=dict)  # trace/compile/run per mode
     notes: list[str] = field(default_factory=list)
     sweep: list[SweepPoint] = field(default_factory=list)
-    sweep_label: str = ""                   # e.g. "x dim 0"
+    sweep_label: str = ""  # e.g. "x dim 0"
     environment: dict[str, Any] = field(default_factory=dict)
 
 
@@ -143,13 +144,13 @@ class FunctionReport:
     tracing_count: int
     calls: list[CallRecord]
     concrete_signatures: list[str]
-    converted_code: Optional[str]
-    graph: Optional[GraphInfo]
-    hlo: Optional[str]
-    timing: Optional[Timing]
-    conversion_note: str = ""               # e.g. why AutoGraph could not convert a lambda
+    converted_code: str | None
+    graph: GraphInfo | None
+    hlo: str | None
+    timing: Timing | None
+    conversion_note: str = ""  # e.g. why AutoGraph could not convert a lambda
     retracing_warnings: list[str] = field(default_factory=list)
-    line: Optional[int] = None              # where the function is defined
+    line: int | None = None  # where the function is defined
     global_names: list[str] = field(default_factory=list)  # module names bound to it at the end
     converted_code_lines: list[CodeLine] = field(default_factory=list)  # converted -> source
 
@@ -158,42 +159,42 @@ class FunctionReport:
 class ExportSignature:
     """One SavedModel signature, as `saved_model_cli show --all` lists it, and its check."""
 
-    key: str                                # "serving_default"
-    inputs: dict[str, str]                  # name -> "float32[None,3]"
+    key: str  # "serving_default"
+    inputs: dict[str, str]  # name -> "float32[None,3]"
     outputs: dict[str, str]
     method: str = "tensorflow/serving/predict"
-    verified: Optional[bool] = None         # None: not checked (no call fitted it)
-    max_abs_diff: Optional[float] = None
+    verified: bool | None = None  # None: not checked (no call fitted it)
+    max_abs_diff: float | None = None
     message: str = ""
 
 
 @dataclass(frozen=True)
 class ExportInfo:
     signatures: list[ExportSignature]
-    verified: bool                          # reloaded in a fresh worker and every check passed
-    path: str                               # host directory holding savedmodel/ and tensorboard/
-    reason: str = ""                        # what was saved and why, or why nothing could be
-    listing: str = ""                       # saved_model_cli-style text
+    verified: bool  # reloaded in a fresh worker and every check passed
+    path: str  # host directory holding savedmodel/ and tensorboard/
+    reason: str = ""  # what was saved and why, or why nothing could be
+    listing: str = ""  # saved_model_cli-style text
     files: list[str] = field(default_factory=list)
     size_bytes: int = 0
 
 
 @dataclass(frozen=True)
 class SandboxInfo:
-    isolation: str                          # "bubblewrap" | "process" | "none"
+    isolation: str  # "bubblewrap" | "process" | "none"
     limits: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     # CPU seconds the host read from /proc itself (never a number the job sent); the wall
     # time it measured is the report's duration_s.
-    cpu_s: Optional[float] = None
+    cpu_s: float | None = None
 
 
 @dataclass(frozen=True)
 class ExecutorInfo:
-    kind: str                               # "local" | "ray" | "inline"
+    kind: str  # "local" | "ray" | "inline"
     node: str
-    actor: str = ""                         # Ray: the id of the node's pool actor that ran it
-    warm: Optional[bool] = None             # forked from a zygote already warm when the job came
+    actor: str = ""  # Ray: the id of the node's pool actor that ran it
+    warm: bool | None = None  # forked from a zygote already warm when the job came
 
 
 @dataclass(frozen=True)
@@ -201,9 +202,9 @@ class Fallback:
     """A private TF API the engine could not use on this version: what ran instead, or why the
     feature is missing from the report."""
 
-    feature: str                            # "function cache", "Grappler", "HLO", ...
-    detail: str                             # "read through _variable_creation_fn" / "unavailable: ..."
-    available: bool = True                  # False: the feature is absent from this report
+    feature: str  # "function cache", "Grappler", "HLO", ...
+    detail: str  # "read through _variable_creation_fn" / "unavailable: ..."
+    available: bool = True  # False: the feature is absent from this report
 
 
 @dataclass(frozen=True)
@@ -211,16 +212,16 @@ class Report:
     tensorflow_version: str
     device: str
     status: Status
-    error: Optional[ErrorInfo]
+    error: ErrorInfo | None
     stdout: str
     warnings: list[Warning]
     functions: list[FunctionReport]
-    sandbox: Optional[SandboxInfo] = None
-    executor: Optional[ExecutorInfo] = None
-    message: str = ""                       # one line a person reads first
+    sandbox: SandboxInfo | None = None
+    executor: ExecutorInfo | None = None
+    message: str = ""  # one line a person reads first
     duration_s: float = 0.0
     environment: dict[str, Any] = field(default_factory=dict)
-    export: Optional[ExportInfo] = None
+    export: ExportInfo | None = None
     fallbacks: list[Fallback] = field(default_factory=list)  # per-version stand-ins (versions.py)
 
     @property
@@ -231,7 +232,7 @@ class Report:
         return json.dumps(to_dict(self), **kwargs)
 
     @classmethod
-    def from_json(cls, text: str) -> "Report":
+    def from_json(cls, text: str) -> Report:
         return from_dict(cls, json.loads(text))
 
 

@@ -2,14 +2,16 @@
 its flags, the HTTP API from a JSON body (docs/api.md); both turn it into a Job here, with the same
 parsers and the same messages, and a refusal names the field it is about.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import math
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from . import specs, versions
 from .config import Settings
@@ -23,22 +25,22 @@ from .source_text import check_text
 class JobRequest:
     """What a client asks to run. Every field but `source` may be left out."""
 
-    source: str                              # the file's text
-    function: Optional[str] = None           # entry, e.g. "f" or "Counter().increment"; none: script
-    calls: tuple[str, ...] = ()              # one call each, e.g. "float32[2,3], n=2"
-    signature: Optional[str] = None          # input_signature, e.g. "float32[None,3]"
+    source: str  # the file's text
+    function: str | None = None  # entry, e.g. "f" or "Counter().increment"; none: script
+    calls: tuple[str, ...] = ()  # one call each, e.g. "float32[2,3], n=2"
+    signature: str | None = None  # input_signature, e.g. "float32[None,3]"
     reduce_retracing: bool = False
     jit_compile: bool = False
     timing: bool = False
-    timing_budget_s: float = 2.0             # seconds of measurement per function
-    sweep: Optional[str] = None              # with timing: "x[0]=16,64,256"
-    device: str = "auto"                     # auto | cpu | gpu
-    timeout_s: Optional[float] = None        # none: the server's PLAYGROUND_TIMEOUT_S
-    tf_version: str = ""                     # "": the default; see /api/v1/versions
-    language: str = ""                       # of the report's sentences: en or zh; "": the
-                                             # client's (the API: ?lang=, else Accept-Language)
-    compare: Optional[str] = None            # run twice, side b changed: "tf=2.15.1", "jit_compile"
-    filename: str = "playground_input.py"    # the name tracebacks show
+    timing_budget_s: float = 2.0  # seconds of measurement per function
+    sweep: str | None = None  # with timing: "x[0]=16,64,256"
+    device: str = "auto"  # auto | cpu | gpu
+    timeout_s: float | None = None  # none: the server's PLAYGROUND_TIMEOUT_S
+    tf_version: str = ""  # "": the default; see /api/v1/versions
+    language: str = ""  # of the report's sentences: en or zh; "": the
+    # client's (the API: ?lang=, else Accept-Language)
+    compare: str | None = None  # run twice, side b changed: "tf=2.15.1", "jit_compile"
+    filename: str = "playground_input.py"  # the name tracebacks show
 
 
 DEVICES = ("auto", "cpu", "gpu")
@@ -55,15 +57,19 @@ class FieldError(SpecError):
 def from_json(data: Any) -> JobRequest:
     """A JobRequest from a decoded JSON body: each field of the right JSON type, no other fields."""
     if not isinstance(data, dict):
-        raise FieldError("", _("the body must be a JSON object with at least \"source\""))
+        raise FieldError("", _('the body must be a JSON object with at least "source"'))
     hints = typing.get_type_hints(JobRequest)
     names = [f.name for f in dataclasses.fields(JobRequest)]
     unknown = sorted(set(data) - set(names))
     if unknown:
-        raise FieldError(unknown[0], _("unknown field {field}; the fields are: {fields}").format(
-            field=repr(unknown[0]), fields=", ".join(names)))
+        raise FieldError(
+            unknown[0],
+            _("unknown field {field}; the fields are: {fields}").format(
+                field=repr(unknown[0]), fields=", ".join(names)
+            ),
+        )
     if "source" not in data:
-        raise FieldError("source", _("\"source\" is missing: the code to run"))
+        raise FieldError("source", _('"source" is missing: the code to run'))
     values = {name: _typed(name, hints[name], value) for name, value in data.items()}
     return JobRequest(**values)
 
@@ -73,10 +79,14 @@ def _typed(name: str, hint: Any, value: Any) -> Any:
     if value is None and optional:
         return None
     base = next(a for a in typing.get_args(hint) if a is not type(None)) if optional else hint
-    if base is float and isinstance(value, (int, float)) and not isinstance(value, bool) and \
-            math.isfinite(value):
+    if (
+        base is float
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    ):
         return float(value)
-    if base is float:                     # NaN and Infinity are no time limit either
+    if base is float:  # NaN and Infinity are no time limit either
         raise FieldError(name, _("{field} must be {kind}").format(field=name, kind=_("a number")))
     if typing.get_origin(base) is tuple:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -102,36 +112,58 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
     if request.sweep:
         _field("sweep", specs.parse_sweep, request.sweep)
     if request.timeout_s is not None and request.timeout_s <= 0:
-        raise FieldError("timeout_s", _("--timeout must be positive, got {value}").format(
-            value=request.timeout_s))
+        raise FieldError(
+            "timeout_s", _("--timeout must be positive, got {value}").format(value=request.timeout_s)
+        )
     if request.device not in DEVICES:
-        raise FieldError("device", _("device must be one of: {choices}").format(
-            choices=", ".join(DEVICES)))
+        raise FieldError("device", _("device must be one of: {choices}").format(choices=", ".join(DEVICES)))
     chosen = _field("tf_version", versions.resolve, config, request.tf_version)
-    return Job(source=request.source, function=request.function or None, calls=request.calls,
-               signature=request.signature or None, reduce_retracing=request.reduce_retracing,
-               jit_compile=request.jit_compile, timing=request.timing,
-               timing_budget_s=request.timing_budget_s, device=request.device,
-               timeout_s=config.timeout_s if request.timeout_s is None else request.timeout_s,
-               filename=request.filename.rsplit("/", 1)[-1] or "playground_input.py",
-               sweep=request.sweep or None, tf_version="" if chosen.default else chosen.version)
+    return Job(
+        source=request.source,
+        function=request.function or None,
+        calls=request.calls,
+        signature=request.signature or None,
+        reduce_retracing=request.reduce_retracing,
+        jit_compile=request.jit_compile,
+        timing=request.timing,
+        timing_budget_s=request.timing_budget_s,
+        device=request.device,
+        timeout_s=config.timeout_s if request.timeout_s is None else request.timeout_s,
+        filename=request.filename.rsplit("/", 1)[-1] or "playground_input.py",
+        sweep=request.sweep or None,
+        tf_version="" if chosen.default else chosen.version,
+    )
 
 
 def _hosted_limits(request: JobRequest, config: Settings) -> None:
     size = len(request.source.encode())
     if size > config.max_source_bytes:
-        raise FieldError("source", _("The code is {size} bytes; the limit is {limit}.").format(
-            size=size, limit=config.max_source_bytes))
+        raise FieldError(
+            "source",
+            _("The code is {size} bytes; the limit is {limit}.").format(
+                size=size, limit=config.max_source_bytes
+            ),
+        )
     if len(request.calls) > config.max_calls:
-        raise FieldError("calls", _("{n} calls; the limit is {limit} per run.").format(
-            n=len(request.calls), limit=config.max_calls))
+        raise FieldError(
+            "calls",
+            _("{n} calls; the limit is {limit} per run.").format(
+                n=len(request.calls), limit=config.max_calls
+            ),
+        )
     _text_limit(request, config.max_source_bytes)
     if not 0 < request.timing_budget_s <= config.max_timing_budget_s:
-        raise FieldError("timing_budget_s", _("The timing budget must be between 0 and {limit} "
-                                              "s.").format(limit=f"{config.max_timing_budget_s:g}"))
+        raise FieldError(
+            "timing_budget_s",
+            _("The timing budget must be between 0 and {limit} s.").format(
+                limit=f"{config.max_timing_budget_s:g}"
+            ),
+        )
     if request.timeout_s is not None and request.timeout_s > config.timeout_s:
-        raise FieldError("timeout_s", _("timeout_s is at most {limit} s on this server").format(
-            limit=f"{config.timeout_s:g}"))
+        raise FieldError(
+            "timeout_s",
+            _("timeout_s is at most {limit} s on this server").format(limit=f"{config.timeout_s:g}"),
+        )
 
 
 # The fields parsed in Python on the server, character by character: with the source's cap over
@@ -141,13 +173,19 @@ _PARSED = ("calls", "signature", "sweep", "compare", "function", "tf_version", "
 
 
 def _text_limit(request: JobRequest, limit: int) -> None:
-    sizes = {name: sum(map(len, value)) if isinstance(value, tuple) else len(value or "")
-             for name in _PARSED for value in [getattr(request, name)]}
+    sizes = {
+        name: sum(map(len, value)) if isinstance(value, tuple) else len(value or "")
+        for name in _PARSED
+        for value in [getattr(request, name)]
+    }
     if sum(sizes.values()) > limit:
         largest = max(sizes, key=lambda name: sizes[name])
-        raise FieldError(largest, _("The call plan and options are {size} characters; the "
-                                    "limit is {limit}.").format(size=sum(sizes.values()),
-                                                                limit=limit))
+        raise FieldError(
+            largest,
+            _("The call plan and options are {size} characters; the limit is {limit}.").format(
+                size=sum(sizes.values()), limit=limit
+            ),
+        )
 
 
 def _field(name: str, check: Any, *args: Any, **kwargs: Any) -> Any:
@@ -162,7 +200,10 @@ def _field(name: str, check: Any, *args: Any, **kwargs: Any) -> Any:
 
 def as_mapping(request: JobRequest) -> Mapping[str, Any]:
     """The JSON body that asks for this request (fields at their defaults left out)."""
-    return {f.name: getattr(request, f.name) if not isinstance(getattr(request, f.name), tuple)
-            else list(getattr(request, f.name))
-            for f in dataclasses.fields(JobRequest)
-            if getattr(request, f.name) != f.default}
+    return {
+        f.name: getattr(request, f.name)
+        if not isinstance(getattr(request, f.name), tuple)
+        else list(getattr(request, f.name))
+        for f in dataclasses.fields(JobRequest)
+        if getattr(request, f.name) != f.default
+    }

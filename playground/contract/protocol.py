@@ -17,30 +17,37 @@ contract/decode.py. A line that is not a protocol message at all is dropped; one
 be a message and does not fit its type raises MalformedMessage. Host-side events (queued,
 started, demoted) have no worker type: a worker cannot send them.
 """
+
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any
 
 from .decode import Bounds, DecodeError, decode, outside_strings
 from .job import Report
 
-EVENT_LINE_BYTES = 1 << 20            # an export chunk is 512 KiB, 683 KiB as base64
-REPORT_LINE_BYTES = 16 << 20          # a real report is well under 1 MiB; HLO makes it longer
-JOB_BYTES = 64 << 20                  # all a job may send, exports included (stopped past it)
-JOB_LINES = 1_000_000                 # lines a job may send: a flood of tiny ones costs per line
-JSON_ITEMS = 400_000                  # values in one message: bounds what json.loads builds
+EVENT_LINE_BYTES = 1 << 20  # an export chunk is 512 KiB, 683 KiB as base64
+REPORT_LINE_BYTES = 16 << 20  # a real report is well under 1 MiB; HLO makes it longer
+JOB_BYTES = 64 << 20  # all a job may send, exports included (stopped past it)
+JOB_LINES = 1_000_000  # lines a job may send: a flood of tiny ones costs per line
+JSON_ITEMS = 400_000  # values in one message: bounds what json.loads builds
 
 # Report fields whose text may be long; every other string is at most Bounds.text_chars.
-LONG_TEXT = frozenset({"stdout", "traceback", "converted_code", "hlo", "dot", "listing",
-                       "message", "source_code_line"})
+LONG_TEXT = frozenset(
+    {"stdout", "traceback", "converted_code", "hlo", "dot", "listing", "message", "source_code_line"}
+)
 REPORT_BOUNDS = Bounds(long_text=LONG_TEXT, list_items=100_000)
-EVENT_BOUNDS = Bounds(text_chars=4 << 10, long_text_chars=EVENT_LINE_BYTES,
-                      long_text=frozenset({"data"}), list_items=100, dict_items=100)
+EVENT_BOUNDS = Bounds(
+    text_chars=4 << 10,
+    long_text_chars=EVENT_LINE_BYTES,
+    long_text=frozenset({"data"}),
+    list_items=100,
+    dict_items=100,
+)
 
-MESSAGE_START = b'{"event": "'          # how json.dumps begins every message
+MESSAGE_START = b'{"event": "'  # how json.dumps begins every message
 
 
 class MalformedMessage(ValueError):
@@ -77,9 +84,9 @@ class CallFinished:
     function: str
     index: int
     retraced: bool = False
-    reason: Optional[str] = None
+    reason: str | None = None
     tracing_count: int = 0
-    error: Optional[str] = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -104,8 +111,8 @@ class Crash:
 
 @dataclass(frozen=True)
 class Exit:
-    signal: Optional[int] = None
-    code: Optional[int] = None
+    signal: int | None = None
+    code: int | None = None
 
 
 @dataclass(frozen=True)
@@ -113,12 +120,28 @@ class ReportMessage:
     report: Report
 
 
-Message = Union[Ready, Environment, CallStarted, CallFinished, TimingProgress, FileChunk, Crash,
-                Exit, ReportMessage]
+Message = (
+    Ready
+    | Environment
+    | CallStarted
+    | CallFinished
+    | TimingProgress
+    | FileChunk
+    | Crash
+    | Exit
+    | ReportMessage
+)
 KINDS: dict[str, type] = {
-    "ready": Ready, "environment": Environment, "call_started": CallStarted,
-    "call_finished": CallFinished, "timing": TimingProgress, "file": FileChunk, "crash": Crash,
-    "exit": Exit, "report": ReportMessage}
+    "ready": Ready,
+    "environment": Environment,
+    "call_started": CallStarted,
+    "call_finished": CallFinished,
+    "timing": TimingProgress,
+    "file": FileChunk,
+    "crash": Crash,
+    "exit": Exit,
+    "report": ReportMessage,
+}
 NAMES = {cls: name for name, cls in KINDS.items()}
 # What a page or an API client may be shown while a job runs; the rest is for the host.
 PROGRESS = (CallStarted, CallFinished, TimingProgress)
@@ -130,7 +153,7 @@ def as_event(message: Message) -> dict[str, Any]:
     return {"event": NAMES[type(message)], **fields}
 
 
-def parse(line: bytes, skip: tuple[type, ...] = ()) -> Optional[Message]:
+def parse(line: bytes, skip: tuple[type, ...] = ()) -> Message | None:
     """One line as a typed message; None for what is no message at all (stray bytes a user's
     code wrote) and for a kind in `skip` (left unparsed: a flood costs a regex match a line);
     MalformedMessage for a message that does not fit its type or bounds."""
@@ -159,7 +182,7 @@ def parse(line: bytes, skip: tuple[type, ...] = ()) -> Optional[Message]:
         raise MalformedMessage(str(error)[:300]) from None
 
 
-def _kind_of(line: bytes) -> tuple[Optional[type], Bounds]:
+def _kind_of(line: bytes) -> tuple[type | None, Bounds]:
     """The message's kind from its first key, which every worker writes first ("event"), so a
     huge line is judged before it is parsed."""
     match = re.match(rb'\{\s*"event"\s*:\s*"([a-z_]{1,20})"', line)
@@ -176,11 +199,12 @@ class LineReader:
     Raises StreamTooLarge past the job's byte or line budget, or when a line outgrows
     line_cap."""
 
-    def __init__(self, budget: int = JOB_BYTES, line_cap: int = REPORT_LINE_BYTES,
-                 line_budget: int = JOB_LINES) -> None:
+    def __init__(
+        self, budget: int = JOB_BYTES, line_cap: int = REPORT_LINE_BYTES, line_budget: int = JOB_LINES
+    ) -> None:
         self.budget, self.line_cap, self.line_budget = budget, line_cap, line_budget
         self.received = self.lines = 0
-        self._parts: list[bytes] = []   # a line whose newline has not come yet
+        self._parts: list[bytes] = []  # a line whose newline has not come yet
         self._partial = 0
 
     def feed(self, chunk: bytes) -> list[bytes]:

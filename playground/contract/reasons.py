@@ -5,18 +5,23 @@ The report keeps reasons in one fixed, parseable form (pitfalls read "Python val
 them), so they are data; this renders their few fixed words at display time. Pure: the engine
 uses it too.
 """
+
 from __future__ import annotations
 
 import re
 
 from .i18n import N_, _
 
-_PART = re.compile(r"^(?P<name>[^:;]+): (?P<what>dtype|shape|Python value) (?P<change>.+?)"
-                   r"(?: \(reduce_retracing traced it as (?P<traced>.+)\))?$")
+_PART = re.compile(
+    r"^(?P<name>[^:;]+): (?P<what>dtype|shape|Python value) (?P<change>.+?)"
+    r"(?: \(reduce_retracing traced it as (?P<traced>.+)\))?$"
+)
 _KIND = re.compile(r"^(?P<name>[^:;]+): (?P<change>.+)$")
-MODE_NAMES = {"eager": N_("eager"), "graph": N_("graph")}   # "xla" is a name in every language
-OTHER = N_("no argument changed: TF traced again for another reason "
-         "(e.g. a variable was created on the first trace, or a captured value changed)")
+MODE_NAMES = {"eager": N_("eager"), "graph": N_("graph")}  # "xla" is a name in every language
+OTHER = N_(
+    "no argument changed: TF traced again for another reason "
+    "(e.g. a variable was created on the first trace, or a captured value changed)"
+)
 
 
 def _part(text: str) -> str:
@@ -28,8 +33,11 @@ def _part(text: str) -> str:
         return _("{name}: new argument").format(name=text.removesuffix(": new argument"))
     match = _PART.match(text)
     if match:
-        what = {"dtype": _("dtype {change}"), "shape": _("shape {change}"),
-                "Python value": _("Python value {change}")}[match["what"]]
+        what = {
+            "dtype": _("dtype {change}"),
+            "shape": _("shape {change}"),
+            "Python value": _("Python value {change}"),
+        }[match["what"]]
         out = f"{match['name']}: " + what.format(change=match["change"])
         if match["traced"]:
             out += _(" (reduce_retracing traced it as {shape})").format(shape=match["traced"])

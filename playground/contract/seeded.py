@@ -1,6 +1,7 @@
 """Deterministic tensors for call specs: the engine's calls and an exported notebook's calls get
 the same values from the same (dtype, shape, seed). No TensorFlow at import time, so the
 notebook builder (Streamlit side) can embed this function's source as it is."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -10,6 +11,7 @@ def make_tensor(dtype: Any, shape: tuple, seed: int) -> Any:
     """Deterministic values: the same dtype, shape and seed always give the same tensor."""
     import numpy as np
     import tensorflow as tf
+
     rng = np.random.default_rng(seed)
     dtype = tf.dtypes.as_dtype(dtype)
     if dtype == tf.string:

@@ -1,11 +1,12 @@
 """The page's URL grammar: a link that reproduces a run (the code compressed into one query
 parameter, every setting, the language). The page keeps its URL in it (ui/state.py), and the HTTP
 API answers each run with one (api/), so the same run opens in the page."""
+
 from __future__ import annotations
 
 import base64
 import zlib
-from typing import Optional, Sequence
+from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from . import i18n
@@ -25,7 +26,7 @@ def encode_source(source: str) -> str:
     return base64.urlsafe_b64encode(zlib.compress(source.encode(), 9)).decode().rstrip("=")
 
 
-def decode_source(text: str, max_bytes: Optional[int] = None) -> str:
+def decode_source(text: str, max_bytes: int | None = None) -> str:
     """The code of a share link. Inflation stops at max_bytes, so a small link cannot make the
     server inflate a huge source (a zip bomb in the URL); over the limit is a ValueError."""
     limit = Settings.from_env().max_source_bytes if max_bytes is None else max_bytes
@@ -37,13 +38,29 @@ def decode_source(text: str, max_bytes: Optional[int] = None) -> str:
     return data.decode()
 
 
-def input_params(*, source: str, function: str, calls: str, reduce_retracing: bool,
-                 jit_compile: bool, timing: bool, timing_budget_s: float, signature: str = "",
-                 sweep: str = "", export: bool = False) -> dict[str, str]:
+def input_params(
+    *,
+    source: str,
+    function: str,
+    calls: str,
+    reduce_retracing: bool,
+    jit_compile: bool,
+    timing: bool,
+    timing_budget_s: float,
+    signature: str = "",
+    sweep: str = "",
+    export: bool = False,
+) -> dict[str, str]:
     """The query params of a run's inputs (`calls`: one call a line, as the page's plan)."""
-    params = {P_CODE: encode_source(source), P_FUNCTION: function, P_CALLS: calls,
-              P_REDUCE: "1" if reduce_retracing else "0", P_JIT: "1" if jit_compile else "0",
-              P_TIMING: "1" if timing else "0", P_BUDGET: f"{float(timing_budget_s or 2.0):g}"}
+    params = {
+        P_CODE: encode_source(source),
+        P_FUNCTION: function,
+        P_CALLS: calls,
+        P_REDUCE: "1" if reduce_retracing else "0",
+        P_JIT: "1" if jit_compile else "0",
+        P_TIMING: "1" if timing else "0",
+        P_BUDGET: f"{float(timing_budget_s or 2.0):g}",
+    }
     if signature:
         params[P_SIGNATURE] = signature
     if sweep:
@@ -57,16 +74,33 @@ def url(base: str, params: dict[str, str]) -> str:
     return f"{base}?{urlencode(params)}"
 
 
-def of_request(base: str, *, source: str, function: Optional[str], calls: Sequence[str],
-               signature: Optional[str], reduce_retracing: bool, jit_compile: bool, timing: bool,
-               timing_budget_s: float, sweep: Optional[str], compare: Optional[str],
-               language: str) -> str:
+def of_request(
+    base: str,
+    *,
+    source: str,
+    function: str | None,
+    calls: Sequence[str],
+    signature: str | None,
+    reduce_retracing: bool,
+    jit_compile: bool,
+    timing: bool,
+    timing_budget_s: float,
+    sweep: str | None,
+    compare: str | None,
+    language: str,
+) -> str:
     """The page's link for a run asked for by the API (the fields of a JobRequest)."""
-    params = input_params(source=source, function=function or "",
-                          calls="\n".join(c.strip() or NO_ARGUMENTS for c in calls),
-                          signature=signature or "", sweep=sweep or "",
-                          reduce_retracing=reduce_retracing, jit_compile=jit_compile,
-                          timing=timing, timing_budget_s=timing_budget_s)
+    params = input_params(
+        source=source,
+        function=function or "",
+        calls="\n".join(c.strip() or NO_ARGUMENTS for c in calls),
+        signature=signature or "",
+        sweep=sweep or "",
+        reduce_retracing=reduce_retracing,
+        jit_compile=jit_compile,
+        timing=timing,
+        timing_budget_s=timing_budget_s,
+    )
     if compare:
         params[P_COMPARE] = compare
     params[P_LANG] = i18n.SHORT[i18n.normalise(language) or i18n.ENGLISH]

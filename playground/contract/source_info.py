@@ -1,4 +1,5 @@
 """Reads the pasted source with ast (never executes it): the functions defined and their parameters."""
+
 from __future__ import annotations
 
 import ast
@@ -7,14 +8,13 @@ from dataclasses import dataclass
 from .i18n import _
 
 
-
 @dataclass(frozen=True)
 class FunctionInfo:
     name: str
     params: tuple[str, ...]
     line: int
-    decorated: bool          # carries @tf.function (or any decorator naming "function")
-    first_line: int = 0      # the first decorator, or the def line
+    decorated: bool  # carries @tf.function (or any decorator naming "function")
+    first_line: int = 0  # the first decorator, or the def line
     last_line: int = 0
 
 
@@ -37,9 +37,16 @@ def functions(source: str) -> list[FunctionInfo]:
         if skip_self and names:
             names = names[1:]
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        found.append(FunctionInfo(prefix + node.name, tuple(names), node.lineno,
-                                  any(_is_tf_function(d) for d in node.decorator_list),
-                                  first, node.end_lineno or node.lineno))
+        found.append(
+            FunctionInfo(
+                prefix + node.name,
+                tuple(names),
+                node.lineno,
+                any(_is_tf_function(d) for d in node.decorator_list),
+                first,
+                node.end_lineno or node.lineno,
+            )
+        )
 
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -57,7 +64,7 @@ def function_source(source: str, name: str) -> tuple[str, int]:
     info = next((i for i in functions(source) if i.name.split(".")[-1] == name.split(".")[-1]), None)
     if info is None:
         return source, 1
-    return "\n".join(source.splitlines()[info.first_line - 1:info.last_line]), info.first_line
+    return "\n".join(source.splitlines()[info.first_line - 1 : info.last_line]), info.first_line
 
 
 def default_function(infos: list[FunctionInfo]) -> str:

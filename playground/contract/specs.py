@@ -2,6 +2,7 @@
 
 Pure Python (no TensorFlow), so the UI and CLI can reject bad input before a worker starts.
 """
+
 from __future__ import annotations
 
 import ast
@@ -9,22 +10,36 @@ import difflib
 import math
 import re
 from dataclasses import dataclass
-from typing import Union
 
 from .errors import SpecError, TensorTooLargeError
 from .i18n import _
 
 # TF's canonical dtype names (tf.dtypes.DType.name), plus the aliases TF accepts.
 DTYPES = (
-    "float16", "bfloat16", "float32", "float64", "half", "double",
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "bool", "complex64", "complex128", "string",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "half",
+    "double",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "bool",
+    "complex64",
+    "complex128",
+    "string",
 )
 DEFAULT_MAX_ELEMENTS = 1 << 24  # 16M elements: 64 MiB of float32
-MAX_RANK = 254                  # TensorFlow's own (TensorShape's kMaxDims); it also bounds the
-                                # element count's product, which is quadratic in the dims' digits
-MAX_DIGITS = 18                 # of a dim or size: int() refuses past 4,300
-SHOWN_CHARS = 80                # of the offending text, quoted in a message
+MAX_RANK = 254  # TensorFlow's own (TensorShape's kMaxDims); it also bounds the
+# element count's product, which is quadratic in the dims' digits
+MAX_DIGITS = 18  # of a dim or size: int() refuses past 4,300
+SHOWN_CHARS = 80  # of the offending text, quoted in a message
 
 _SPEC_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$", re.S)
 _NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S)
@@ -57,7 +72,7 @@ class PyValue:
         return self.text
 
 
-Arg = Union[TensorSpec, PyValue]
+Arg = TensorSpec | PyValue
 
 
 @dataclass(frozen=True)
@@ -77,7 +92,7 @@ class CallSpec:
         return sum(a.num_elements for a in every if isinstance(a, TensorSpec))
 
 
-_COUNT_RE = re.compile(r"[0-9]{1,%d}" % MAX_DIGITS)
+_COUNT_RE = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
 _DIGITS_RE = re.compile(r"[0-9]+")
 
 
@@ -122,27 +137,36 @@ def parse_dtype(name: str, context: str) -> str:
     if name in DTYPES:
         return name
     close = difflib.get_close_matches(name, DTYPES, n=1)
-    hint = (_(" (did you mean {dtype}?)").format(dtype=close[0]) if close else
-            _("; known dtypes: {dtypes}").format(dtypes=", ".join(DTYPES)))
-    raise SpecError(_("unknown dtype {name} in {context}").format(name=repr(name), context=repr(context))
-                    + hint)
+    hint = (
+        _(" (did you mean {dtype}?)").format(dtype=close[0])
+        if close
+        else _("; known dtypes: {dtypes}").format(dtypes=", ".join(DTYPES))
+    )
+    raise SpecError(
+        _("unknown dtype {name} in {context}").format(name=repr(name), context=repr(context)) + hint
+    )
 
 
-def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
-                      max_elements: int = DEFAULT_MAX_ELEMENTS) -> TensorSpec:
+def parse_tensor_spec(
+    text: str, *, allow_dynamic: bool = False, max_elements: int = DEFAULT_MAX_ELEMENTS
+) -> TensorSpec:
     """Parses "float32[2,3]"; None dims only where allow_dynamic (input signatures)."""
     m = _SPEC_RE.match(text)
     if not m:
-        raise SpecError(_("expected DTYPE[DIMS] such as float32[2,3], got {text}").format(
-            text=repr(text.strip())))
+        raise SpecError(
+            _("expected DTYPE[DIMS] such as float32[2,3], got {text}").format(text=repr(text.strip()))
+        )
     dtype = parse_dtype(m.group(1), text.strip())
     dims_text = m.group(2).strip()
     shape: list[int | None] = []
     if dims_text:
         raws = dims_text.split(",")
         if len(raws) > MAX_RANK:
-            raise SpecError(_("{text} has {n} dimensions; TensorFlow allows at most {limit}").format(
-                text=shown(text), n=len(raws), limit=MAX_RANK))
+            raise SpecError(
+                _("{text} has {n} dimensions; TensorFlow allows at most {limit}").format(
+                    text=shown(text), n=len(raws), limit=MAX_RANK
+                )
+            )
         for raw in raws:
             dim = raw.strip()
             if dim in ("None", "?", "-1") and allow_dynamic:
@@ -150,18 +174,26 @@ def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
             elif is_count(dim):
                 shape.append(int(dim))
             elif _DIGITS_RE.fullmatch(dim):
-                raise SpecError(_("dim {dim} in {text} is too large: at most {digits} "
-                                  "digits").format(dim=shown(dim), text=shown(text),
-                                                   digits=MAX_DIGITS))
+                raise SpecError(
+                    _("dim {dim} in {text} is too large: at most {digits} digits").format(
+                        dim=shown(dim), text=shown(text), digits=MAX_DIGITS
+                    )
+                )
             elif dim in ("None", "?", "-1"):
-                raise SpecError(_(
-                    "dynamic dim {dim} in {text}: a call needs concrete sizes; use None only in "
-                    "--signature").format(dim=repr(dim), text=repr(text.strip())))
+                raise SpecError(
+                    _(
+                        "dynamic dim {dim} in {text}: a call needs concrete sizes; use None only in "
+                        "--signature"
+                    ).format(dim=repr(dim), text=repr(text.strip()))
+                )
             else:
-                raise SpecError((_("malformed dim {dim} in {text}: dims are non-negative integers "
-                                   "or None") if allow_dynamic else
-                                 _("malformed dim {dim} in {text}: dims are non-negative "
-                                   "integers")).format(dim=repr(dim), text=repr(text.strip())))
+                raise SpecError(
+                    (
+                        _("malformed dim {dim} in {text}: dims are non-negative integers or None")
+                        if allow_dynamic
+                        else _("malformed dim {dim} in {text}: dims are non-negative integers")
+                    ).format(dim=repr(dim), text=repr(text.strip()))
+                )
     spec = TensorSpec(dtype, tuple(shape))
     check_size(spec.num_elements, str(spec), max_elements)
     return spec
@@ -170,9 +202,11 @@ def parse_tensor_spec(text: str, *, allow_dynamic: bool = False,
 def check_size(elements: int, what: str, max_elements: int) -> None:
     if elements > max_elements:
         raise TensorTooLargeError(
-            _("{what} has {elements} elements, over the cap of {cap} "
-              "(PLAYGROUND_MAX_TENSOR_ELEMENTS); use a smaller shape").format(
-                what=_cut(what), elements=_count_text(elements), cap=f"{max_elements:,}"))
+            _(
+                "{what} has {elements} elements, over the cap of {cap} "
+                "(PLAYGROUND_MAX_TENSOR_ELEMENTS); use a smaller shape"
+            ).format(what=_cut(what), elements=_count_text(elements), cap=f"{max_elements:,}")
+        )
 
 
 def _cut(text: str) -> str:
@@ -181,7 +215,7 @@ def _cut(text: str) -> str:
 
 def _count_text(count: int) -> str:
     """1,000,000; or, past what str() of an int may show (4,300 digits), its power of ten."""
-    if count < 10 ** 30:
+    if count < 10**30:
         return f"{count:,}"
     return f"~10^{int((count.bit_length() - 1) * math.log10(2))}"
 
@@ -196,9 +230,12 @@ def parse_value(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> Arg:
     try:
         value = ast.literal_eval(stripped)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        raise SpecError(_(
-            "cannot read argument {text}: use DTYPE[DIMS] (e.g. float32[3]) or a Python literal "
-            "(1, 2.5, True, \"a\", None)").format(text=repr(stripped))) from None
+        raise SpecError(
+            _(
+                "cannot read argument {text}: use DTYPE[DIMS] (e.g. float32[3]) or a Python literal "
+                '(1, 2.5, True, "a", None)'
+            ).format(text=repr(stripped))
+        ) from None
     return PyValue(value, stripped)
 
 
@@ -217,12 +254,18 @@ def parse_call(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> CallSp
         if m and not _SPEC_RE.match(part.strip()):
             name = m.group(1)
             if any(k == name for k, _value in kwargs):
-                raise SpecError(_("argument {name} given twice in {text}").format(
-                    name=repr(name), text=repr(text.strip())))
+                raise SpecError(
+                    _("argument {name} given twice in {text}").format(
+                        name=repr(name), text=repr(text.strip())
+                    )
+                )
             kwargs.append((name, parse_value(m.group(2), max_elements=max_elements)))
         elif kwargs:
-            raise SpecError(_("positional argument {part} after a keyword argument in {text}").format(
-                part=repr(part.strip()), text=repr(text.strip())))
+            raise SpecError(
+                _("positional argument {part} after a keyword argument in {text}").format(
+                    part=repr(part.strip()), text=repr(text.strip())
+                )
+            )
         else:
             args.append(parse_value(part, max_elements=max_elements))
     call = CallSpec(tuple(args), tuple(kwargs))
@@ -234,8 +277,10 @@ def parse_signature(text: str) -> tuple[TensorSpec, ...]:
     """Parses an input_signature: "float32[None,28,28,1], int32[None]"."""
     if not text.strip():
         return ()
-    return tuple(parse_tensor_spec(p, allow_dynamic=True, max_elements=math.inf)  # type: ignore[arg-type]
-                 for p in split_top_level(text))
+    return tuple(
+        parse_tensor_spec(p, allow_dynamic=True, max_elements=math.inf)  # type: ignore[arg-type]
+        for p in split_top_level(text)
+    )
 
 
 _SWEEP_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]{1,18})\s*\[\s*([0-9]{1,18})\s*\]\s*=\s*(.+)$")
@@ -246,7 +291,7 @@ MAX_SWEEP_POINTS = 12
 class Sweep:
     """A size sweep: argument (name or position), which dimension, and the sizes to try."""
 
-    arg: Union[str, int]
+    arg: str | int
     dim: int
     sizes: tuple[int, ...]
 
@@ -258,18 +303,25 @@ def parse_sweep(text: str) -> Sweep:
     """Parses "x[0]=16,64,256" (by name) or "0[1]=8,32" (by position)."""
     m = _SWEEP_RE.match(text)
     if not m:
-        raise SpecError(_("expected ARG[DIM]=SIZE,SIZE,... such as x[0]=16,64,256, got {text}").format(
-            text=repr(text)))
+        raise SpecError(
+            _("expected ARG[DIM]=SIZE,SIZE,... such as x[0]=16,64,256, got {text}").format(text=repr(text))
+        )
     sizes = []
     for raw in m.group(3).split(","):
         if not is_count(raw.strip()) or int(raw) <= 0:
-            raise SpecError(_("sweep size {size} in {text} is not a positive integer").format(
-                size=repr(raw.strip()), text=repr(text)))
+            raise SpecError(
+                _("sweep size {size} in {text} is not a positive integer").format(
+                    size=repr(raw.strip()), text=repr(text)
+                )
+            )
         sizes.append(int(raw))
     if len(sizes) > MAX_SWEEP_POINTS:
-        raise SpecError(_("{n} sweep sizes in {text}; at most {limit}").format(
-            n=len(sizes), text=repr(text), limit=MAX_SWEEP_POINTS))
-    arg: Union[str, int] = int(m.group(1)) if is_count(m.group(1)) else m.group(1)
+        raise SpecError(
+            _("{n} sweep sizes in {text}; at most {limit}").format(
+                n=len(sizes), text=repr(text), limit=MAX_SWEEP_POINTS
+            )
+        )
+    arg: str | int = int(m.group(1)) if is_count(m.group(1)) else m.group(1)
     return Sweep(arg, int(m.group(2)), tuple(sizes))
 
 
@@ -278,14 +330,20 @@ def resize(call: CallSpec, sweep: Sweep, size: int, max_elements: int = DEFAULT_
     args, kwargs = list(call.args), dict(call.kwargs)
     if isinstance(sweep.arg, int):
         if sweep.arg >= len(args):
-            raise SpecError(_("sweep argument {arg} but the call ({call}) has {n} positional "
-                              "argument(s)").format(arg=sweep.arg, call=call, n=len(args)))
+            raise SpecError(
+                _("sweep argument {arg} but the call ({call}) has {n} positional argument(s)").format(
+                    arg=sweep.arg, call=call, n=len(args)
+                )
+            )
         target = args[sweep.arg]
     elif sweep.arg in kwargs:
         target = kwargs[sweep.arg]
     else:
-        raise SpecError(_("sweep argument {arg} is not a keyword of the call ({call}); use its "
-                          "position, e.g. 0[0]=...").format(arg=repr(sweep.arg), call=call))
+        raise SpecError(
+            _(
+                "sweep argument {arg} is not a keyword of the call ({call}); use its position, e.g. 0[0]=..."
+            ).format(arg=repr(sweep.arg), call=call)
+        )
     if not isinstance(target, TensorSpec) or sweep.dim >= len(target.shape):
         raise SpecError(_("argument {arg} has no dimension {dim}").format(arg=target, dim=sweep.dim))
     shape = list(target.shape)

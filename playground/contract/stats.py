@@ -1,9 +1,10 @@
 """Pure timing arithmetic: timeit-style autorange, median and IQR, noise, break-even calls."""
+
 from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 NOISY_IQR_FRACTION = 0.20
 
@@ -37,9 +38,15 @@ def calibrate(run_n: Callable[[int], float], min_sample_s: float, max_number: in
         i *= 10
 
 
-def collect(run_n: Callable[[int], float], number: int, budget_s: float, *,
-            min_samples: int = 5, max_samples: int = 200,
-            clock: Callable[[], float] = time.perf_counter) -> list[float]:
+def collect(
+    run_n: Callable[[int], float],
+    number: int,
+    budget_s: float,
+    *,
+    min_samples: int = 5,
+    max_samples: int = 200,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[float]:
     """Per-call times from repeated samples of `number` calls, within the budget."""
     samples: list[float] = []
     deadline = clock() + budget_s
@@ -48,7 +55,7 @@ def collect(run_n: Callable[[int], float], number: int, budget_s: float, *,
     return samples
 
 
-def break_even(first_call_s: float, steady_s: float, eager_s: float) -> Optional[int]:
+def break_even(first_call_s: float, steady_s: float, eager_s: float) -> int | None:
     """Calls after which a traced (or compiled) function has paid back its first-call cost:
     the smallest n with first + (n-1)*steady <= n*eager. None when it never pays back."""
     if steady_s >= eager_s:

@@ -5,16 +5,16 @@ The default is the worker interpreter (PLAYGROUND_PYTHON, else this one). Extra 
 venvs beside its venv, named `<venv>-tf<VERSION>` (scripts/install.sh --tf makes them), or in the
 venvs that PLAYGROUND_TF_VENVS lists (comma-separated paths).
 """
+
 from __future__ import annotations
 
+import dataclasses
 import glob
 import importlib.metadata
 import os
 import pathlib
 import sys
-import dataclasses
 from dataclasses import dataclass
-from typing import Optional
 
 from .config import Settings
 from .errors import PlaygroundError
@@ -30,8 +30,8 @@ class VersionError(PlaygroundError, LookupError):
 
 @dataclass(frozen=True)
 class TFVersion:
-    version: str                 # "2.15.1", as the wheel's metadata says
-    python: str                  # the interpreter whose site-packages hold it
+    version: str  # "2.15.1", as the wheel's metadata says
+    python: str  # the interpreter whose site-packages hold it
     default: bool = False
 
 
@@ -39,11 +39,14 @@ def venv_of(python: str) -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(python)))
 
 
-def tensorflow_version(venv: str) -> Optional[str]:
+def tensorflow_version(venv: str) -> str | None:
     """The TF version installed in a venv (or install prefix), from its dist-info alone."""
     # Only TF's own dist-info dirs: reading every package's metadata costs ~10 ms a venv.
-    found = [d for pattern in ("tensorflow*.dist-info", "tf_nightly*.dist-info")
-             for d in glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", pattern))]
+    found = [
+        d
+        for pattern in ("tensorflow*.dist-info", "tf_nightly*.dist-info")
+        for d in glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", pattern))
+    ]
     for dist in (importlib.metadata.PathDistribution(pathlib.Path(d)) for d in sorted(found)):
         name = (dist.metadata["Name"] or "").lower().replace("_", "-")
         if name in TF_DISTRIBUTIONS:
@@ -59,8 +62,9 @@ def installed(settings: Settings) -> list[TFVersion]:
     """The default first, then the extra versions, oldest first; one entry per version."""
     python = default_python(settings)
     found = [TFVersion(tensorflow_version(venv_of(python)) or "", python, default=True)]
-    venvs = [p for p in settings.tf_venvs.split(",") if p.strip()] or \
-        sorted(glob.glob(venv_of(python) + "-tf*"))
+    venvs = [p for p in settings.tf_venvs.split(",") if p.strip()] or sorted(
+        glob.glob(venv_of(python) + "-tf*")
+    )
     for venv in venvs:
         venv = venv.strip()
         interpreter = os.path.join(venv, "bin", "python")
@@ -76,8 +80,9 @@ def version_key(version: str) -> tuple:
 
 
 def names(versions: list[TFVersion]) -> str:
-    return ", ".join(_("{version} (default)").format(version=v.version) if v.default else v.version
-                     for v in versions)
+    return ", ".join(
+        _("{version} (default)").format(version=v.version) if v.default else v.version for v in versions
+    )
 
 
 def resolve(settings: Settings, requested: str) -> TFVersion:
@@ -90,8 +95,11 @@ def resolve(settings: Settings, requested: str) -> TFVersion:
     prefix = [v for v in versions if v.version.startswith(requested + ".")]
     match = exact or (prefix if len(prefix) == 1 else [])
     if not match:
-        raise VersionError(_("TensorFlow {requested} is not installed; installed: {names}").format(
-            requested=requested, names=names(versions)))
+        raise VersionError(
+            _("TensorFlow {requested} is not installed; installed: {names}").format(
+                requested=requested, names=names(versions)
+            )
+        )
     return match[0]
 
 
@@ -103,6 +111,13 @@ def settings_for_job(settings: Settings, job: Job) -> Settings:
 
 def error_report(job: Job, error: VersionError) -> Report:
     """A job naming a version that is not installed: a report that says so; nothing ran."""
-    return Report(tensorflow_version=job.tf_version, device="", status="error",
-                  error=ErrorInfo(type="VersionError", message=str(error)), stdout="",
-                  warnings=[], functions=[], message=str(error))
+    return Report(
+        tensorflow_version=job.tf_version,
+        device="",
+        status="error",
+        error=ErrorInfo(type="VersionError", message=str(error)),
+        stdout="",
+        warnings=[],
+        functions=[],
+        message=str(error),
+    )

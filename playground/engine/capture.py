@@ -4,6 +4,7 @@ tf.print writes from C++ straight to fd 2, so swapping sys.stdout is not enough.
 to one temp file; each call remembers its byte offsets, so nested segments (a script calling
 several functions) need no nesting of redirections.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -11,17 +12,18 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 DEFAULT_OUTPUT_CAP = 1 << 20  # 1 MiB kept per run; the rest is dropped
 
 
 class OutputCapture:
-    def __init__(self, cap_bytes: int = DEFAULT_OUTPUT_CAP,
-                 clean: Callable[[str], str] = lambda text: text) -> None:
+    def __init__(
+        self, cap_bytes: int = DEFAULT_OUTPUT_CAP, clean: Callable[[str], str] = lambda text: text
+    ) -> None:
         self.cap_bytes = cap_bytes
-        self.clean = clean                  # applied to what is read back, never to the file
+        self.clean = clean  # applied to what is read back, never to the file
         self._file = tempfile.TemporaryFile()
         self._saved: list[int] = []
         self.truncated = False
@@ -40,7 +42,7 @@ class OutputCapture:
         return self.clean(data.decode("utf-8", "replace"))
 
     @contextmanager
-    def redirect(self) -> Iterator["OutputCapture"]:
+    def redirect(self) -> Iterator[OutputCapture]:
         _flush()
         self._saved = [os.dup(1), os.dup(2)]
         os.dup2(self._file.fileno(), 1)
@@ -73,12 +75,17 @@ class OutputCapture:
 
 def _stream_handlers(streams: tuple) -> list[tuple[logging.StreamHandler, object]]:
     """Every logging handler writing to one of `streams`, with that stream."""
-    loggers = [logging.getLogger()] + [logger for logger in
-                                       list(logging.Logger.manager.loggerDict.values())
-                                       if isinstance(logger, logging.Logger)]
-    return [(handler, handler.stream) for logger in loggers for handler in logger.handlers
-            if isinstance(handler, logging.StreamHandler) and
-            any(handler.stream is stream for stream in streams)]
+    loggers = [logging.getLogger()] + [
+        logger
+        for logger in list(logging.Logger.manager.loggerDict.values())
+        if isinstance(logger, logging.Logger)
+    ]
+    return [
+        (handler, handler.stream)
+        for logger in loggers
+        for handler in logger.handlers
+        if isinstance(handler, logging.StreamHandler) and any(handler.stream is stream for stream in streams)
+    ]
 
 
 _LIBC = ctypes.CDLL(None)
@@ -89,7 +96,7 @@ def _line_buffered_c_stdout() -> None:
     """C's stdout as a terminal has it: each printed line lands in order with Python's."""
     try:
         _LIBC.setvbuf(ctypes.c_void_p.in_dll(_LIBC, "stdout"), None, _IOLBF, 0)
-    except (ValueError, AttributeError):     # a libc without the symbol: buffered, flushed
+    except (ValueError, AttributeError):  # a libc without the symbol: buffered, flushed
         pass
 
 

@@ -5,12 +5,13 @@ Nothing here initialises TF's eager context before the user's first line: once i
 initialised, a script can no longer set threads, devices or placement, as it can under plain TF.
 Listing physical devices, reading thread settings and set_visible_devices leave it alone; a
 tf.device scope does not."""
+
 from __future__ import annotations
 
 import os
 import platform
-from contextlib import nullcontext
-from typing import Any, ContextManager
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 import tensorflow as tf
 from tensorflow.python.eager import context
@@ -28,7 +29,8 @@ def limit_gpu_memory(megabytes: int, devices: list[Any] | None = None) -> None:
     """Gives this process a fixed slice of each GPU; must run before TF touches the GPU."""
     for gpu in gpus() if devices is None else devices:
         tf.config.set_logical_device_configuration(
-            gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=megabytes)])
+            gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=megabytes)]
+        )
 
 
 def share_gpu_memory(megabytes: int, devices: list[Any]) -> None:
@@ -42,10 +44,13 @@ def share_gpu_memory(megabytes: int, devices: list[Any]) -> None:
         if getattr(dev, "device_type", "") == "GPU" and virtual_devices:
             fitted = fit_in_share(list(virtual_devices), megabytes)
             if fitted != list(virtual_devices):
-                compat.note("GPU memory", _(
-                    "each logical GPU gets at most {mb} MiB: this worker's share of the card "
-                    "({share} MiB) divided among the {count} devices the script made").format(
-                        mb=megabytes // len(fitted), share=megabytes, count=len(fitted)))
+                compat.note(
+                    "GPU memory",
+                    _(
+                        "each logical GPU gets at most {mb} MiB: this worker's share of the card "
+                        "({share} MiB) divided among the {count} devices the script made"
+                    ).format(mb=megabytes // len(fitted), share=megabytes, count=len(fitted)),
+                )
             virtual_devices = fitted
         return original(self, dev, virtual_devices)
 
@@ -59,7 +64,7 @@ def fit_in_share(configurations: list[Any], megabytes: int) -> list[Any]:
     return [c._replace(memory_limit=min(c.memory_limit or part, part)) for c in configurations]
 
 
-def placement(device: str, available_gpus: list[Any] | None = None) -> ContextManager[Any]:
+def placement(device: str, available_gpus: list[Any] | None = None) -> AbstractContextManager[Any]:
     """Applies the job's device as a script would, without touching the eager context: asking
     for the CPU where there is a GPU hides the GPUs (tf.config.set_visible_devices). GPU:0 is
     where TF places ops anyway. Only a process whose context is already up (an in-process
@@ -70,7 +75,7 @@ def placement(device: str, available_gpus: list[Any] | None = None) -> ContextMa
     try:
         tf.config.set_visible_devices([], "GPU")
         return nullcontext()
-    except RuntimeError:                     # visible devices are fixed once it is initialised
+    except RuntimeError:  # visible devices are fixed once it is initialised
         return tf.device(device)
 
 
@@ -90,8 +95,9 @@ def select(requested: str, available_gpus: list[Any] | None = None) -> str:
     if requested in ("gpu", "auto") and found:
         return "/GPU:0"
     if requested == "gpu":
-        raise SpecError("--device gpu: this machine has no GPU that TensorFlow can see; "
-                        "use --device auto or cpu")
+        raise SpecError(
+            "--device gpu: this machine has no GPU that TensorFlow can see; use --device auto or cpu"
+        )
     if requested != "auto":
         raise SpecError(f"unknown device {requested!r}: use auto, cpu or gpu")
     return "/CPU:0"
@@ -113,7 +119,7 @@ def describe(device: str) -> str:
         try:
             details = tf.config.experimental.get_device_details(gpus()[0])
             return f"GPU:0 ({details.get('device_name', 'GPU')})"
-        except Exception:
+        except Exception:  # noqa: BLE001 - the GPU's name is decoration
             return "GPU:0"
     return f"CPU ({cpu_model()})"
 
@@ -125,10 +131,12 @@ def environment(device: str) -> dict[str, Any]:
         "device": describe(device),
         "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
-        "intra_op_threads": _threads(tf.config.threading.get_intra_op_parallelism_threads(),
-                                     "TF_NUM_INTRAOP_THREADS"),
-        "inter_op_threads": _threads(tf.config.threading.get_inter_op_parallelism_threads(),
-                                     "TF_NUM_INTEROP_THREADS"),
+        "intra_op_threads": _threads(
+            tf.config.threading.get_intra_op_parallelism_threads(), "TF_NUM_INTRAOP_THREADS"
+        ),
+        "inter_op_threads": _threads(
+            tf.config.threading.get_inter_op_parallelism_threads(), "TF_NUM_INTEROP_THREADS"
+        ),
         "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "1") != "0",
         "python": platform.python_version(),
     }

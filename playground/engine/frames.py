@@ -5,6 +5,7 @@ Tracebacks are not the only stacks: TF puts whole Python stacks into its message
 defined here:", "defined at (most recent call last):"), taken while the worker was running the
 user's code, so the same filter applies to every text that reaches the user.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,19 +15,24 @@ import sys
 import sysconfig
 import traceback
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # .../playground
-_INTERNAL_FILES = ("<frozen runpy>", "<frozen importlib._bootstrap>",
-                   "<frozen importlib._bootstrap_external>")
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../playground
+_INTERNAL_FILES = (
+    "<frozen runpy>",
+    "<frozen importlib._bootstrap>",
+    "<frozen importlib._bootstrap_external>",
+)
 _FRAME = re.compile(r'^(?P<indent>\s*)File "(?P<file>[^"]+)", line \d+')
 
 
 def _path_prefixes() -> list[tuple[str, str]]:
     """Host directories and the neutral names shown in their place, longest first."""
     pairs = [(p, "site-packages") for p in site.getsitepackages() + [site.getusersitepackages()]]
-    pairs += [(sysconfig.get_paths()["stdlib"], f"python{sys.version_info[0]}."
-                                                f"{sys.version_info[1]}"),
-              (os.path.dirname(_PACKAGE), ""), (sys.prefix, "python"),
-              (sys.base_prefix, "python")]
+    pairs += [
+        (sysconfig.get_paths()["stdlib"], f"python{sys.version_info[0]}.{sys.version_info[1]}"),
+        (os.path.dirname(_PACKAGE), ""),
+        (sys.prefix, "python"),
+        (sys.base_prefix, "python"),
+    ]
     seen, out = set(), []
     for path, name in sorted(pairs, key=lambda p: -len(p[0])):
         path = os.path.realpath(path) if os.path.isabs(path) else path
@@ -65,14 +71,13 @@ def clean(text: str) -> str:
     for line in text.splitlines(True):
         match = _FRAME.match(line)
         if match:
-            skipping_deeper_than = (len(match.group("indent")) if internal(match.group("file"))
-                                    else None)
+            skipping_deeper_than = len(match.group("indent")) if internal(match.group("file")) else None
             if skipping_deeper_than is not None:
                 continue
         elif skipping_deeper_than is not None:
             indent = len(line) - len(line.lstrip())
             if indent > skipping_deeper_than and line.strip():
-                continue                  # the source line (and carets) of a dropped frame
+                continue  # the source line (and carets) of a dropped frame
             skipping_deeper_than = None
         kept.append(line)
     return hide_paths("".join(kept))

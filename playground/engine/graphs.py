@@ -1,25 +1,27 @@
 """Inspects traced graphs: true op counts (nested bodies included), Grappler's optimised graph,
 a graphviz drawing, and XLA's HLO through a separate tf.function so user counts stay true."""
+
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, meta_graph_pb2
 from tensorflow.python.grappler import tf_optimizer
 
 from ..contract.i18n import N_, _, sentences
-
 from ..contract.job import GraphInfo, GraphOp
 
 MAX_DOT_NODES = 60
-MAX_LISTED_OPS = 2000       # ops listed one by one in the report; the per-line counts cover all
-NOTHING_FETCHED = N_("The function returns nothing and has no side-effecting op, so all {n} ops "
-                     "are dead code: the runtime prunes the whole graph and each call runs none of "
-                     "them. A 'graph is faster' timing of such a function measures doing nothing.")
-LOWERED = {"StatelessIf", "If", "StatelessWhile", "While", "StatefulPartitionedCall",
-           "PartitionedCall"}
+MAX_LISTED_OPS = 2000  # ops listed one by one in the report; the per-line counts cover all
+NOTHING_FETCHED = N_(
+    "The function returns nothing and has no side-effecting op, so all {n} ops "
+    "are dead code: the runtime prunes the whole graph and each call runs none of "
+    "them. A 'graph is faster' timing of such a function measures doing nothing."
+)
+LOWERED = {"StatelessIf", "If", "StatelessWhile", "While", "StatefulPartitionedCall", "PartitionedCall"}
 CONTROL_FLOW_V1 = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}
 
 
@@ -53,27 +55,37 @@ def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
         else:
             after = op_types(optimize(concrete))
             note = explain(before, after)
-    except Exception as e:  # Grappler rejects some graphs; the unoptimised view still helps
-        after, note = Counter(), _("Grappler could not optimise this graph: {error}").format(
-            error=f"{type(e).__name__}: {e}")
+    except Exception as e:  # noqa: BLE001 - Grappler rejects some graphs; the unoptimised view still helps
+        after, note = (
+            Counter(),
+            _("Grappler could not optimise this graph: {error}").format(error=f"{type(e).__name__}: {e}"),
+        )
     ops = graph_ops(concrete.graph, filename)
     by_line = Counter(str(op.line) for op in ops if op.line is not None)
-    return GraphInfo(op_count=sum(before.values()), op_count_optimized=sum(after.values()),
-                     op_types=dict(before.most_common()), op_types_optimized=dict(after.most_common()),
-                     dot=to_dot(graph_def), note=note,
-                     ops_by_line=dict(sorted(by_line.items(), key=lambda kv: int(kv[0]))),
-                     ops=ops[:MAX_LISTED_OPS])
+    return GraphInfo(
+        op_count=sum(before.values()),
+        op_count_optimized=sum(after.values()),
+        op_types=dict(before.most_common()),
+        op_types_optimized=dict(after.most_common()),
+        dot=to_dot(graph_def),
+        note=note,
+        ops_by_line=dict(sorted(by_line.items(), key=lambda kv: int(kv[0]))),
+        ops=ops[:MAX_LISTED_OPS],
+    )
 
 
-def graph_ops(graph: Any, filename: str, function: str = "", seen: Optional[set] = None) -> list[GraphOp]:
+def graph_ops(graph: Any, filename: str, function: str = "", seen: set | None = None) -> list[GraphOp]:
     """Every op with the user's source line that created it (the innermost frame of the user's
     file in op.traceback), recursing into the bodies of loops, conds and nested tf.functions,
     which live in FuncGraphs of their own."""
     seen = set() if seen is None else seen
     # A body's placeholders are its FunctionDef's arguments, not nodes: op_count skips them too.
-    ops = [GraphOp(op.name, op.type, _user_line(op, filename), function)
-           for op in graph.get_operations() if not (function and op.type == "Placeholder")]
-    for name, atomic in getattr(graph, "_functions", {}).items():   # private; absent: top level only
+    ops = [
+        GraphOp(op.name, op.type, _user_line(op, filename), function)
+        for op in graph.get_operations()
+        if not (function and op.type == "Placeholder")
+    ]
+    for name, atomic in getattr(graph, "_functions", {}).items():  # private; absent: top level only
         body = getattr(atomic, "graph", None)
         if body is not None and name not in seen:
             seen.add(name)
@@ -81,18 +93,17 @@ def graph_ops(graph: Any, filename: str, function: str = "", seen: Optional[set]
     return ops
 
 
-def _user_line(op: Any, filename: str) -> Optional[int]:
+def _user_line(op: Any, filename: str) -> int | None:
     try:
-        frames = op.traceback or []     # None for ops TF made without a Python stack
-    except Exception:
+        frames = op.traceback or []  # None for ops TF made without a Python stack
+    except Exception:  # noqa: BLE001 - private API: the line is optional
         return None
     # Only frames inside the traced body count: before tracing entered it, the only user frame
     # is the call site, which made the argument placeholders and output identities.
-    entered = next((i for i, frame in enumerate(frames)
-                    if frame.name == "func_graph_from_py_func"), None)
+    entered = next((i for i, frame in enumerate(frames) if frame.name == "func_graph_from_py_func"), None)
     if entered is None:
         return None
-    for frame in reversed(frames[entered + 1:]):
+    for frame in reversed(frames[entered + 1 :]):
         if frame.filename == filename:
             return int(frame.lineno)
     return None
@@ -103,48 +114,61 @@ def explain(before: Counter, after: Counter) -> str:
     notes = []
     n_before, n_after = sum(before.values()), sum(after.values())
     if n_after < n_before:
-        gone = [f"{op} {before[op]}->{after.get(op, 0)}" for op in before
-                if after.get(op, 0) < before[op]]
-        notes.append(_("Grappler removed {removed} of {total} ops (constant folding, dead-code and "
-                       "duplicate elimination): {ops}.").format(
-            removed=n_before - n_after, total=n_before, ops=", ".join(gone[:8])))
+        gone = [f"{op} {before[op]}->{after.get(op, 0)}" for op in before if after.get(op, 0) < before[op]]
+        notes.append(
+            _(
+                "Grappler removed {removed} of {total} ops (constant folding, dead-code and "
+                "duplicate elimination): {ops}."
+            ).format(removed=n_before - n_after, total=n_before, ops=", ".join(gone[:8]))
+        )
     lowered = [op for op in before if op in LOWERED and after.get(op, 0) < before[op]]
     if any(op in CONTROL_FLOW_V1 for op in after) and lowered:
-        notes.append(_("{ops} were lowered to Switch/Merge/Enter/Exit control-flow ops, so op "
-                       "types change, not only counts.").format(ops=", ".join(sorted(lowered))))
+        notes.append(
+            _(
+                "{ops} were lowered to Switch/Merge/Enter/Exit control-flow ops, so op "
+                "types change, not only counts."
+            ).format(ops=", ".join(sorted(lowered)))
+        )
     if n_after > n_before:
-        notes.append(_("Grappler added {added} ops (lowering control flow or inlining function "
-                       "bodies expands them).").format(added=n_after - n_before))
+        notes.append(
+            _(
+                "Grappler added {added} ops (lowering control flow or inlining function bodies expands them)."
+            ).format(added=n_after - n_before)
+        )
     return sentences(*notes) or _("Grappler left the op count unchanged.")
-
 
 
 def to_dot(graph_def: Any, limit: int = MAX_DOT_NODES) -> str:
     """A graphviz drawing of the top-level graph; large graphs are cut with a visible note."""
     nodes = list(graph_def.node)
     shown = {n.name for n in nodes[:limit]}
-    lines = ["digraph G {", "  rankdir=TB;", '  node [shape=box, style="rounded,filled", '
-             'fillcolor="#eef3fb", fontname="Helvetica", fontsize=10];']
+    lines = [
+        "digraph G {",
+        "  rankdir=TB;",
+        '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname="Helvetica", fontsize=10];',
+    ]
     for node in nodes[:limit]:
         lines.append(f'  "{node.name}" [label="{node.name}\\n{node.op}"];')
         for raw in node.input:
             source = raw.lstrip("^").split(":")[0]
             if source in shown:
-                style = ' [style=dashed]' if raw.startswith("^") else ""
+                style = " [style=dashed]" if raw.startswith("^") else ""
                 lines.append(f'  "{source}" -> "{node.name}"{style};')
     if len(nodes) > limit:
-        lines.append(f'  more [label="... {len(nodes) - limit} more ops not drawn", '
-                     'shape=note, fillcolor="#fff4d6"];')
+        lines.append(
+            f'  more [label="... {len(nodes) - limit} more ops not drawn", shape=note, fillcolor="#fff4d6"];'
+        )
     lines.append("}")
     return "\n".join(lines)
 
 
-def hlo_text(python_function: Callable, options: dict, args: list, kwargs: dict,
-             stage: str = "hlo") -> tuple[Optional[str], str]:
+def hlo_text(
+    python_function: Callable, options: dict, args: list, kwargs: dict, stage: str = "hlo"
+) -> tuple[str | None, str]:
     """HLO of a fresh jit_compile tf.function, so the user's own tracing count is untouched."""
     inspector = tf.function(python_function, **{**options, "jit_compile": True})
     try:
         return inspector.experimental_get_compiler_ir(*args, **kwargs)(stage=stage), ""
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - XLA's errors are many: the note says which
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return None, f"XLA could not produce HLO: {first[:500]}"

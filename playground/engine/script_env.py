@@ -3,15 +3,16 @@ budget of a script's own first frame, and TF's logger as TF configured it.
 
 Each piece is a context manager around the user's code; it leaves nothing behind afterwards.
 """
+
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from tensorflow.python.eager.polymorphic_function import polymorphic_function
-
 
 _PROBE = """
 def _depth(n=0):
@@ -37,7 +38,7 @@ def headroom() -> int:
 # The probe run at module level of a plain `python file.py` measures limit - PLAIN_USED.
 PLAIN_USED = 2
 _real_get, _real_set = sys.getrecursionlimit, sys.setrecursionlimit
-_ours = 0            # the engine's frames under or among the user's, added to the real limit
+_ours = 0  # the engine's frames under or among the user's, added to the real limit
 
 
 def _raise_by(frames: int) -> None:
@@ -52,16 +53,18 @@ def _getrecursionlimit() -> int:
 
 def _setrecursionlimit(limit: int) -> None:
     if not isinstance(limit, int) or limit < 1:
-        _real_set(limit)                           # Python's own TypeError or ValueError
+        _real_set(limit)  # Python's own TypeError or ValueError
         return
     try:
         _real_set(limit + _ours)
-    except RecursionError as error:                # Python's own words, in the script's units
+    except RecursionError as error:  # Python's own words, in the script's units
         depth = re.search(r"recursion depth (\d+)", str(error))
         if depth is None:
             raise
-        raise RecursionError(f"cannot set the recursion limit to {int(limit)} at the recursion depth "
-                             f"{int(depth.group(1)) - _ours}: the limit is too low") from None
+        raise RecursionError(
+            f"cannot set the recursion limit to {int(limit)} at the recursion depth "
+            f"{int(depth.group(1)) - _ours}: the limit is too low"
+        ) from None
 
 
 _getrecursionlimit.__doc__, _setrecursionlimit.__doc__ = _real_get.__doc__, _real_set.__doc__
@@ -132,7 +135,8 @@ def retracing_warnings() -> Iterator[list[str]]:
     messages: list[str] = []
     real = polymorphic_function.logging
     polymorphic_function.logging = _RecordingLogging(
-        real, lambda text: messages.append(text) if "retracing" in text else None)
+        real, lambda text: messages.append(text) if "retracing" in text else None
+    )
     try:
         yield messages
     finally:

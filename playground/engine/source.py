@@ -4,18 +4,19 @@ exec() of a bare string hides the source from inspect, and AutoGraph then silent
 function unconverted (InaccessibleSourceCodeError). Registering the text in linecache under the
 module's filename fixes that and gives real line numbers in errors and op tracebacks.
 """
+
 from __future__ import annotations
 
 import linecache
 import sys
 import traceback
 import types
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from ..contract.errors import SourceError
-from ..contract.source_text import check_text
 from ..contract.job import ErrorInfo
+from ..contract.source_text import check_text
 from .frames import clean, format_exception
 
 MODULE_NAME = "playground_user"
@@ -86,7 +87,7 @@ def user_line(exc: BaseException, filename: str) -> int | None:
         text = str(exc)
         at = text.rfind(marker)
         if at >= 0:
-            digits = text[at + len(marker):].split(",", 1)[0].split()[0]
+            digits = text[at + len(marker) :].split(",", 1)[0].split()[0]
             line = int(digits) if digits.isdigit() else None
     return line
 
@@ -100,10 +101,11 @@ def error_info(exc: BaseException, filename: str) -> ErrorInfo:
     except Exception:  # noqa: BLE001 - a user's exception whose __str__ raises
         message = type(exc).__name__
     if len(message) > MAX_MESSAGE:  # keep both ends: TF's own error is at the end
-        message = message[:1000] + "\n  ...\n" + message[-(MAX_MESSAGE - 1000):]
+        message = message[:1000] + "\n  ...\n" + message[-(MAX_MESSAGE - 1000) :]
     column = exc.offset if isinstance(exc, SyntaxError) else None
     tb = format_exception(exc)
     if len(tb) > 4 * MAX_MESSAGE:
-        tb = tb[:MAX_MESSAGE] + "\n  ...\n" + tb[-3 * MAX_MESSAGE:]
-    return ErrorInfo(type=type(exc).__name__, message=message, line=user_line(exc, filename),
-                     column=column, traceback=tb)
+        tb = tb[:MAX_MESSAGE] + "\n  ...\n" + tb[-3 * MAX_MESSAGE :]
+    return ErrorInfo(
+        type=type(exc).__name__, message=message, line=user_line(exc, filename), column=column, traceback=tb
+    )

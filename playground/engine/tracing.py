@@ -5,13 +5,15 @@ traced for (TensorSpec(shape=(3,)), Literal[1], ...); the reason diffs the new c
 (trace_type.from_value) against the closest earlier trace, and notes when reduce_retracing
 generalised the new trace (e.g. (3,) then (5,) traced as (None,)).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import inspect
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 import tensorflow as tf
 from tensorflow.core.function import trace_type
@@ -28,19 +30,27 @@ Emit = Callable[[dict], None]
 class TrackedFunction:
     """One tf.function under observation, with the record of every call it received."""
 
-    def __init__(self, fn: Any, name: str, python_function: Callable, *, capture: OutputCapture,
-                 filename: str, emit: Optional[Emit] = None,
-                 options: Optional[dict] = None) -> None:
+    def __init__(
+        self,
+        fn: Any,
+        name: str,
+        python_function: Callable,
+        *,
+        capture: OutputCapture,
+        filename: str,
+        emit: Emit | None = None,
+        options: dict | None = None,
+    ) -> None:
         self.fn = fn
         self.name = name
         self.python_function = python_function
-        self.options = options or {}         # the tf.function options it was built with
+        self.options = options or {}  # the tf.function options it was built with
         self.capture = capture
         self.filename = filename
         self.emit = emit or (lambda event: None)
         self.calls: list[CallRecord] = []
-        self.traces: list[Any] = []          # concrete functions, in the order they were traced
-        self.last_ok_args: Optional[tuple[list, dict]] = None
+        self.traces: list[Any] = []  # concrete functions, in the order they were traced
+        self.last_ok_args: tuple[list, dict] | None = None
         self.successes: list[tuple[int, dict, Any]] = []  # (index, args by name, result)
 
     @property
@@ -52,30 +62,37 @@ class TrackedFunction:
         pending = self.begin(args, kwargs, label)
         try:
             result = self.fn(*args, **kwargs)
-        except Exception as e:  # the user's code raised: record it on this call
+        except Exception as e:  # noqa: BLE001 - the user's code raised: record it on this call
             self.finish(pending, error=e)
         else:
             self.finish(pending, result=result)
 
-    def begin(self, args: list, kwargs: dict, label: str) -> "_Pending":
+    def begin(self, args: list, kwargs: dict, label: str) -> _Pending:
         index = len(self.calls)
         self.emit({"event": "call_started", "function": self.name, "index": index, "args": label})
-        return _Pending(index, label, args, kwargs, self.capture.offset(), self.tracing_count,
-                        time.perf_counter())
+        return _Pending(
+            index, label, args, kwargs, self.capture.offset(), self.tracing_count, time.perf_counter()
+        )
 
-    def finish(self, pending: "_Pending", result: Any = None,
-               error: Optional[BaseException] = None) -> None:
+    def finish(self, pending: _Pending, result: Any = None, error: BaseException | None = None) -> None:
         """Records the call; never raises, so observing a call cannot change its outcome."""
         duration = time.perf_counter() - pending.started
         try:
             self._record(pending, result, error, duration)
         except Exception:  # noqa: BLE001 - a failure of ours must not become the user's
-            self.calls.append(CallRecord(index=pending.index, args=pending.label, retraced=False,
-                                         reason=None, stdout="", output=None,
-                                         duration_s=duration))
+            self.calls.append(
+                CallRecord(
+                    index=pending.index,
+                    args=pending.label,
+                    retraced=False,
+                    reason=None,
+                    stdout="",
+                    output=None,
+                    duration_s=duration,
+                )
+            )
 
-    def _record(self, pending: "_Pending", result: Any, error: Optional[BaseException],
-                duration: float) -> None:
+    def _record(self, pending: _Pending, result: Any, error: BaseException | None, duration: float) -> None:
         args, kwargs, index = pending.args, pending.kwargs, pending.index
         output, info = None, None
         if error is None:
@@ -87,13 +104,29 @@ class TrackedFunction:
         after = self.tracing_count
         retraced = after > pending.tracing_count
         reason = self._reason(args, kwargs) if retraced else None
-        record = CallRecord(index=index, args=pending.label, retraced=retraced, reason=reason,
-                            stdout=self.capture.text(pending.offset), output=output, error=info,
-                            tracing_count=after, duration_s=duration)
+        record = CallRecord(
+            index=index,
+            args=pending.label,
+            retraced=retraced,
+            reason=reason,
+            stdout=self.capture.text(pending.offset),
+            output=output,
+            error=info,
+            tracing_count=after,
+            duration_s=duration,
+        )
         self.calls.append(record)
-        self.emit({"event": "call_finished", "function": self.name, "index": index,
-                   "retraced": retraced, "reason": reason, "tracing_count": after,
-                   "error": info.message if info else None})
+        self.emit(
+            {
+                "event": "call_finished",
+                "function": self.name,
+                "index": index,
+                "retraced": retraced,
+                "reason": reason,
+                "tracing_count": after,
+                "error": info.message if info else None,
+            }
+        )
 
     def _remember(self, index: int, args: list, kwargs: dict, result: Any) -> None:
         """Keeps a few successful calls by parameter name, for the SavedModel reload check."""
@@ -105,17 +138,28 @@ class TrackedFunction:
             return
         self.successes.append((index, dict(bound.arguments), result))
 
-    def mark_handled(self, unhandled_index: Optional[int] = None) -> None:
+    def mark_handled(self, unhandled_index: int | None = None) -> None:
         """Script mode, after the script: every call that raised was handled by the user's code,
         except the one whose exception ended the script."""
-        self.calls = [dataclasses.replace(c, handled=c.index != unhandled_index)
-                      if c.error is not None else c for c in self.calls]
+        self.calls = [
+            dataclasses.replace(c, handled=c.index != unhandled_index) if c.error is not None else c
+            for c in self.calls
+        ]
 
     def record_refused(self, label: str, message: str) -> None:
         """A planned call that cannot bind to the function's parameters; TF is not called."""
-        self.calls.append(CallRecord(index=len(self.calls), args=label, retraced=False, reason=None,
-                                     stdout="", output=None, error=ErrorInfo("TypeError", message),
-                                     tracing_count=self.tracing_count))
+        self.calls.append(
+            CallRecord(
+                index=len(self.calls),
+                args=label,
+                retraced=False,
+                reason=None,
+                stdout="",
+                output=None,
+                error=ErrorInfo("TypeError", message),
+                tracing_count=self.tracing_count,
+            )
+        )
 
     def concrete_signatures(self) -> list[str]:
         self._refresh_traces()
@@ -142,7 +186,7 @@ class TrackedFunction:
         try:
             bound = inspect.signature(self.python_function).bind(*args, **kwargs)
             return {name: trace_type.from_value(v) for name, v in bound.arguments.items()}
-        except Exception:  # *args functions, odd signatures: fall back to the traced types
+        except Exception:  # noqa: BLE001 - *args functions, odd signatures: fall back to the traced types
             return {}
 
 
@@ -165,19 +209,23 @@ def why_traced(earlier: list[Any], observed: dict[str, Any], traced: dict[str, A
     `traced` those of the trace it made (they differ where reduce_retracing generalised)."""
     if not earlier:
         return "first call"
-    best: Optional[list[str]] = None
+    best: list[str] | None = None
     for cf in reversed(earlier):  # on a tie, the most recent trace is the closest
         old = constraints(cf)
-        diffs = [_describe(name, old[name], t, traced.get(name))
-                 for name, t in observed.items()
-                 if name in old and not _fits(t, old[name])]
+        diffs = [
+            _describe(name, old[name], t, traced.get(name))
+            for name, t in observed.items()
+            if name in old and not _fits(t, old[name])
+        ]
         diffs += [f"{name}: new argument" for name in observed if name not in old]
         if best is None or _weight(diffs) < _weight(best):
             best = diffs
     if best:
         return "; ".join(best)
-    return ("no argument changed: TF traced again for another reason "
-            "(e.g. a variable was created on the first trace, or a captured value changed)")
+    return (
+        "no argument changed: TF traced again for another reason "
+        "(e.g. a variable was created on the first trace, or a captured value changed)"
+    )
 
 
 def _weight(diffs: list[str]) -> int:
@@ -192,7 +240,7 @@ def constraints(cf: Any) -> dict[str, Any]:
 def _fits(observed: Any, traced: Any) -> bool:
     try:
         return bool(observed.is_subtype_of(traced))
-    except Exception:
+    except Exception:  # noqa: BLE001 - user types' subtype checks may raise: fall back to ==
         return observed == traced
 
 

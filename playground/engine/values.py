@@ -1,4 +1,5 @@
 """Turns parsed call specs into real arguments, and results into short readable summaries."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,7 +29,7 @@ def make_args(call: CallSpec, call_index: int) -> tuple[list[Any], dict[str, Any
 
 
 def summarize(value: Any) -> str:
-    """"float32[3] [2. 4. 6.]": dtype, shape and the first values, on one line, truncated.
+    """ "float32[3] [2. 4. 6.]": dtype, shape and the first values, on one line, truncated.
 
     Never raises and never calls the user's own __repr__ (it could print, raise or hang): a
     formatting failure must not lose the run.
@@ -62,15 +63,15 @@ def _summary(value: Any, depth: int) -> str:
     if isinstance(value, tf.RaggedTensor):
         return f"RaggedTensor {value.dtype.name}{_dims(value.shape)} {_values(value.to_list())}"
     if isinstance(value, tf.SparseTensor):
-        return (f"SparseTensor {value.dtype.name}{_dims(value.shape)} "
-                f"{int(value.values.shape[0])} value(s)")
+        return f"SparseTensor {value.dtype.name}{_dims(value.shape)} {int(value.values.shape[0])} value(s)"
     if isinstance(value, _SCALARS) or isinstance(value, np.generic):
         return _values(value)
     if isinstance(value, np.ndarray):
         return f"ndarray {value.dtype}{list(value.shape)} {_values(value)}"
     if _is_namedtuple(value):
-        fields = ", ".join(f"{k}={_summary(v, depth + 1)}"
-                           for k, v in list(zip(value._fields, value))[:_MAX_ITEMS])
+        fields = ", ".join(
+            f"{k}={_summary(v, depth + 1)}" for k, v in list(zip(value._fields, value))[:_MAX_ITEMS]
+        )
         return f"{type(value).__name__}({fields})"
     if type(value) in (list, tuple):
         inner = ", ".join(_summary(v, depth + 1) for v in value[:_MAX_ITEMS])
@@ -86,7 +87,7 @@ def _summary(value: Any, depth: int) -> str:
 def _tensor(value: tf.Tensor) -> str:
     try:
         array = value.numpy()
-    except Exception:  # a symbolic tensor leaked out of a graph
+    except Exception:  # noqa: BLE001 - a symbolic tensor leaked out of a graph
         return f"<symbolic tensor {value.dtype.name}{_dims(value.shape)}>"
     return f"{value.dtype.name}{_dims(value.shape)} {_values(array)}"
 
@@ -94,8 +95,9 @@ def _tensor(value: tf.Tensor) -> str:
 def _values(array: Any) -> str:
     array = np.asarray(array) if not isinstance(array, (list, str, bytes)) else array
     if isinstance(array, np.ndarray) and array.ndim:
-        return np.array2string(array, threshold=20, edgeitems=3, max_line_width=120,
-                               formatter=_BYTES_FORMATTER)
+        return np.array2string(
+            array, threshold=20, edgeitems=3, max_line_width=120, formatter=_BYTES_FORMATTER
+        )
     item = array.item() if isinstance(array, np.ndarray) else array
     return repr(item)[:_MAX_SUMMARY]
 
@@ -121,5 +123,8 @@ def _is_namedtuple(value: Any) -> bool:
 def _type_name(value: Any) -> str:
     kind = type(value)
     module = getattr(kind, "__module__", "")
-    return kind.__qualname__ if module in ("builtins", "playground_user", "__main__") \
+    return (
+        kind.__qualname__
+        if module in ("builtins", "playground_user", "__main__")
         else f"{module}.{kind.__qualname__}"
+    )

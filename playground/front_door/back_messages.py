@@ -1,5 +1,6 @@
 """What a browser's websocket message asks of the server: a page run (one that presses a button,
 or one that a later run may replace), something else, or nothing valid at all."""
+
 from __future__ import annotations
 
 import enum
@@ -14,9 +15,9 @@ ONE_SHOT = {"trigger_value", "string_trigger_value", "json_trigger_value", "chat
 
 
 class Kind(enum.Enum):
-    RERUN = "rerun"             # a page run that a later one may replace (coalesced)
-    PRESS = "press"             # a page run with a one-shot value: kept in order
-    OTHER = "other"             # heartbeat, stop, file URLs, ...
+    RERUN = "rerun"  # a page run that a later one may replace (coalesced)
+    PRESS = "press"  # a page run with a one-shot value: kept in order
+    OTHER = "other"  # heartbeat, stop, file URLs, ...
 
 
 class Malformed(ValueError):
@@ -49,8 +50,11 @@ def _has_unknown_fields(message: Message) -> bool:
             continue
         if descriptor.is_repeated:
             if descriptor.message_type.GetOptions().map_entry:
-                values = value.values() if descriptor.message_type.fields_by_name[
-                    "value"].message_type is not None else ()
+                values = (
+                    value.values()
+                    if descriptor.message_type.fields_by_name["value"].message_type is not None
+                    else ()
+                )
             else:
                 values = value
             if any(_has_unknown_fields(v) for v in values):

@@ -1,9 +1,11 @@
 """Per-client token buckets and counters: how much each client may send, and how soon again."""
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Generic, TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -11,9 +13,10 @@ T = TypeVar("T")
 @dataclass
 class TokenBucket:
     """`burst` tokens at most, refilled at `rate` a second; each admitted message takes one."""
+
     rate: float
     burst: float
-    tokens: float = -1.0         # -1: full on first use
+    tokens: float = -1.0  # -1: full on first use
     stamp: float = 0.0
 
     def _refill(self, now: float) -> None:
@@ -46,6 +49,7 @@ class TokenBucket:
 class ClientTable(Generic[T]):
     """One entry per client, made on first use; entries that `idle` says are idle are dropped
     now and then, so a stream of one-off clients cannot grow the table without bound."""
+
     make: Callable[[], T]
     idle: Callable[[T, float], bool]
     clock: Callable[[], float] = time.monotonic

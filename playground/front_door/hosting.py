@@ -1,5 +1,6 @@
 """Streamlit set up for hosting, where `.streamlit/config.toml` cannot say it: the operator's
 origins, no external-address lookup on a request path, and no Nagle delay on its connections."""
+
 from __future__ import annotations
 
 import os
@@ -23,7 +24,7 @@ def configure(allowed_origins: str) -> None:
     net_util.get_external_ip = _external_ip_found_at_start
 
 
-def _external_ip_found_at_start() -> "str | None":
+def _external_ip_found_at_start() -> str | None:
     return net_util._external_ip
 
 
@@ -47,17 +48,19 @@ def no_delay() -> int:
         try:
             copy = os.dup(descriptor)
         except OSError:
-            continue                                          # closed since the listing
+            continue  # closed since the listing
         try:
-            sock = socket.socket(fileno=copy)                 # family and type read from the fd
+            sock = socket.socket(fileno=copy)  # family and type read from the fd
         except OSError:
-            os.close(copy)                                    # not a socket
+            os.close(copy)  # not a socket
             continue
         with sock:
             try:
-                if (sock.family in (socket.AF_INET, socket.AF_INET6)
-                        and sock.type == socket.SOCK_STREAM
-                        and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)):
+                if (
+                    sock.family in (socket.AF_INET, socket.AF_INET6)
+                    and sock.type == socket.SOCK_STREAM
+                    and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+                ):
                     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                     count += 1
             except OSError:

@@ -6,15 +6,16 @@ read unless configured, because anyone can send it. Of X-Forwarded-For only the 
 is trusted: it is the one the proxy appended. The front door (an ASGI middleware) and the fair
 queue (a page run, through st.context) both ask this module, so they count the same clients.
 """
+
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Optional, Union
+from collections.abc import Iterable, Mapping
 
-LOCAL = "localhost"       # a loopback visitor (Streamlit's st.context reports no address for one)
+LOCAL = "localhost"  # a loopback visitor (Streamlit's st.context reports no address for one)
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
-def identity(header: str, headers: Mapping[str, str], peer: Optional[str]) -> str:
+def identity(header: str, headers: Mapping[str, str], peer: str | None) -> str:
     """The client's identity from the configured header (if any) or the peer address."""
     if header:
         value = next((str(v) for k, v in headers.items() if k.lower() == header.lower()), "")
@@ -28,9 +29,9 @@ def identity(header: str, headers: Mapping[str, str], peer: Optional[str]) -> st
 
 def of_scope(header: str, scope: Mapping[str, object]) -> str:
     """The identity of an ASGI connection (HTTP request or websocket)."""
-    raw: Iterable[tuple[bytes, bytes]] = scope.get("headers") or ()   # type: ignore[assignment]
+    raw: Iterable[tuple[bytes, bytes]] = scope.get("headers") or ()  # type: ignore[assignment]
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw} if header else {}
-    client: Union[tuple[str, int], list, None] = scope.get("client")  # type: ignore[assignment]
+    client: tuple[str, int] | list | None = scope.get("client")  # type: ignore[assignment]
     return identity(header, headers, client[0] if client else None)
 
 
@@ -43,9 +44,9 @@ def tokens(text: str) -> dict[str, str]:
     return {secret.strip(): name.strip() for name, _eq, secret in pairs if secret.strip()}
 
 
-def bearer(scope: Mapping[str, object]) -> Optional[str]:
+def bearer(scope: Mapping[str, object]) -> str | None:
     """The token of an `Authorization: Bearer TOKEN` header, if the request has one."""
-    raw: Iterable[tuple[bytes, bytes]] = scope.get("headers") or ()   # type: ignore[assignment]
+    raw: Iterable[tuple[bytes, bytes]] = scope.get("headers") or ()  # type: ignore[assignment]
     for key, value in raw:
         if key.lower() == b"authorization":
             scheme, _sp, token = value.decode("latin-1").strip().partition(" ")
@@ -53,8 +54,7 @@ def bearer(scope: Mapping[str, object]) -> Optional[str]:
     return None
 
 
-def of_api_scope(header: str, known_tokens: Mapping[str, str],
-                 scope: Mapping[str, object]) -> str:
+def of_api_scope(header: str, known_tokens: Mapping[str, str], scope: Mapping[str, object]) -> str:
     """An API request's client: a known token is its own client (an operator gives a CI job
     its own share of the limits); anything else counts as its address, as the page does."""
     token = bearer(scope)

@@ -27,6 +27,7 @@ and every websocket message. Per client (front_door/identity.py, as the fair que
 A visitor is never dropped for being fast: only messages no browser sends close a session, and
 what one session has waiting is bounded.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -38,8 +39,9 @@ import logging
 import math
 import time
 import urllib.parse
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping, Optional
+from typing import Any
 
 from ..contract import i18n, specs
 from ..contract.config import Settings
@@ -55,43 +57,46 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _LOG = logging.getLogger(__name__)
-HELD_PER_SESSION = 8      # messages one session may have waiting for the bucket; then the latest
-                          # replaces the last one waiting
+HELD_PER_SESSION = 8  # messages one session may have waiting for the bucket; then the latest
+# replaces the last one waiting
 STREAM = "/_stcore/stream"
-API = "/api/"                 # the HTTP API (playground/api/): same limits, answered in JSON
+API = "/api/"  # the HTTP API (playground/api/): same limits, answered in JSON
 EXEMPT = ("/_stcore/health", "/_stcore/host-config", "/_stcore/script-health-check")
 STATIC = ("/static/", "/component/", "/_stcore/bidi-components/", "/app/static/", "/editor/")
-LOCAL_ORIGINS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}   # Streamlit's own, for local use
+LOCAL_ORIGINS = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}  # Streamlit's own, for local use
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
-DRAIN_BYTES = 16 << 20        # of a refused body, read and dropped so the client reads the 413
+DRAIN_BYTES = 16 << 20  # of a refused body, read and dropped so the client reads the 413
 
 
 @dataclass(frozen=True)
 class DoorLimits:
     """The door's limits: the settings (config.py, where the defaults are) and the upload cap."""
+
     sessions_per_client: int
     messages_per_second: float
     message_burst: int
     max_message_bytes: int
     requests_per_second: float
     request_burst: int
-    max_body_bytes: int                   # the upload cap and a form's envelope
+    max_body_bytes: int  # the upload cap and a form's envelope
     allowed_origins: tuple[str, ...]
     client_ip_header: str
-    api_tokens: Mapping[str, str] = dataclasses.field(default_factory=dict)   # secret -> name
+    api_tokens: Mapping[str, str] = dataclasses.field(default_factory=dict)  # secret -> name
 
     @classmethod
-    def from_settings(cls, settings: Settings, max_upload_bytes: int) -> "DoorLimits":
-        return cls(sessions_per_client=settings.sessions_per_client,
-                   messages_per_second=settings.messages_per_second,
-                   message_burst=settings.message_burst,
-                   max_message_bytes=settings.max_message_bytes,
-                   requests_per_second=settings.requests_per_second,
-                   request_burst=settings.request_burst,
-                   max_body_bytes=max_upload_bytes + 64 * 1024,
-                   allowed_origins=origins(settings.allowed_origins),
-                   client_ip_header=settings.client_ip_header,
-                   api_tokens=identity.tokens(settings.api_tokens))
+    def from_settings(cls, settings: Settings, max_upload_bytes: int) -> DoorLimits:
+        return cls(
+            sessions_per_client=settings.sessions_per_client,
+            messages_per_second=settings.messages_per_second,
+            message_burst=settings.message_burst,
+            max_message_bytes=settings.max_message_bytes,
+            requests_per_second=settings.requests_per_second,
+            request_burst=settings.request_burst,
+            max_body_bytes=max_upload_bytes + 64 * 1024,
+            allowed_origins=origins(settings.allowed_origins),
+            client_ip_header=settings.client_ip_header,
+            api_tokens=identity.tokens(settings.api_tokens),
+        )
 
 
 def origins(text: str) -> tuple[str, ...]:
@@ -99,7 +104,7 @@ def origins(text: str) -> tuple[str, ...]:
     return tuple(o.strip().rstrip("/").lower() for o in text.split(",") if o.strip())
 
 
-def origin_allowed(origin: Optional[str], host: Optional[str], allowed: tuple[str, ...]) -> bool:
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
     """Whether a websocket's Origin may connect: none (not a browser), the page's own host, a
     loopback name, or one the operator allowed. Decided from the headers alone: unlike
     Streamlit's own check, it never looks up the server's external address."""
@@ -118,22 +123,27 @@ def origin_allowed(origin: Optional[str], host: Optional[str], allowed: tuple[st
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def normal_origin(origin: str) -> Optional[str]:
+def normal_origin(origin: str) -> str | None:
     """scheme://host:port with the default port written out, as origins compare; None for
     what names no http(s) origin ("null", a path, a bad port)."""
     try:
         parsed = urllib.parse.urlsplit(origin.strip().lower())
         port = parsed.port
-    except ValueError:                                        # "http://[::1", a port of "x"
+    except ValueError:  # "http://[::1", a port of "x"
         return None
-    if parsed.scheme not in DEFAULT_PORTS or not parsed.hostname or parsed.path.strip("/") \
-            or parsed.query or parsed.username is not None:
+    if (
+        parsed.scheme not in DEFAULT_PORTS
+        or not parsed.hostname
+        or parsed.path.strip("/")
+        or parsed.query
+        or parsed.username is not None
+    ):
         return None
     host = f"[{parsed.hostname}]" if ":" in parsed.hostname else parsed.hostname
     return f"{parsed.scheme}://{host}:{port or DEFAULT_PORTS[parsed.scheme]}"
 
 
-def page_origin(scope: Scope, trust_proxy: bool) -> Optional[str]:
+def page_origin(scope: Scope, trust_proxy: bool) -> str | None:
     """The origin of the page this request came to: its Host, and its scheme; behind the proxy
     this server trusts (it names a client IP header), the proxy's X-Forwarded-Proto, as the
     API's share links do."""
@@ -147,14 +157,16 @@ def page_origin(scope: Scope, trust_proxy: bool) -> Optional[str]:
     return normal_origin(f"{scheme}://{host.strip()}")
 
 
-def _framing(scope: Scope) -> Optional[tuple[int, str, Optional[float]]]:
+def _framing(scope: Scope) -> tuple[int, str, float | None] | None:
     """RFC 9112 6.3: one way to tell where the body ends. With both Transfer-Encoding and
     Content-Length h11 lets chunked win, and the cap read the other: a body smuggled past it."""
     lengths = _headers(scope, b"content-length")
     if _header(scope, b"transfer-encoding") is not None:
-        return (400, _("A request may not carry both Transfer-Encoding and Content-Length."),
-                None) if lengths else \
-            (411, _("A request body needs its length (Content-Length)."), None)
+        return (
+            (400, _("A request may not carry both Transfer-Encoding and Content-Length."), None)
+            if lengths
+            else (411, _("A request body needs its length (Content-Length)."), None)
+        )
     if len(lengths) > 1 or (lengths and not specs.is_count(lengths[0].strip())):
         return 400, _("The request's Content-Length is malformed or given twice."), None
     return None
@@ -166,14 +178,13 @@ def _waits_to_send(scope: Scope) -> bool:
     return (_header(scope, b"expect") or "").strip().lower() == "100-continue"
 
 
-def _header(scope: Scope, name: bytes) -> Optional[str]:
+def _header(scope: Scope, name: bytes) -> str | None:
     found = _headers(scope, name)
     return found[0] if found else None
 
 
 def _headers(scope: Scope, name: bytes) -> list[str]:
-    return [value.decode("latin-1") for key, value in scope.get("headers") or ()
-            if key.lower() == name]
+    return [value.decode("latin-1") for key, value in scope.get("headers") or () if key.lower() == name]
 
 
 def _language(scope: Scope) -> str:
@@ -186,8 +197,13 @@ class FrontDoor:
     """The ASGI middleware. One instance serves the whole server (one event loop), so its
     tables need no locks."""
 
-    def __init__(self, app: ASGIApp, limits: DoorLimits,
-                 clock: Callable[[], float] = time.monotonic, preload: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limits: DoorLimits,
+        clock: Callable[[], float] = time.monotonic,
+        preload: tuple[str, ...] = (),
+    ) -> None:
         self.app, self.limits, self.clock = app, limits, clock
         # Scripts the page will ask for once it has drawn (the code editor's): named in a Link
         # header of the page's answer, the browser fetches them while it loads Streamlit.
@@ -195,11 +211,15 @@ class FrontDoor:
         self.open: collections.Counter[str] = collections.Counter()
         self.messages: ClientTable[TokenBucket] = ClientTable(
             lambda: TokenBucket(limits.messages_per_second, limits.message_burst),
-            lambda bucket, now: bucket.full(now), clock)
+            lambda bucket, now: bucket.full(now),
+            clock,
+        )
         self.requests: ClientTable[TokenBucket] = ClientTable(
             lambda: TokenBucket(limits.requests_per_second, limits.request_burst),
-            lambda bucket, now: bucket.full(now), clock)
-        self.counts: collections.Counter[str] = collections.Counter()   # what it refused, by kind
+            lambda bucket, now: bucket.full(now),
+            clock,
+        )
+        self.counts: collections.Counter[str] = collections.Counter()  # what it refused, by kind
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -210,16 +230,16 @@ class FrontDoor:
             await self.app(scope, receive, send)
 
     def client(self, scope: Scope) -> str:
-        if str(scope.get("path", "")).startswith(API):    # a token is its own client
-            return identity.of_api_scope(self.limits.client_ip_header, self.limits.api_tokens,
-                                         scope)
+        if str(scope.get("path", "")).startswith(API):  # a token is its own client
+            return identity.of_api_scope(self.limits.client_ip_header, self.limits.api_tokens, scope)
         return identity.of_scope(self.limits.client_ip_header, scope)
 
     # -- HTTP ------------------------------------------------------------------------------
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if (path.endswith(EXEMPT) or any(part in path for part in STATIC)) and \
-                _framing(scope) is None:             # exempt from limits, never from framing
+        if (path.endswith(EXEMPT) or any(part in path for part in STATIC)) and _framing(
+            scope
+        ) is None:  # exempt from limits, never from framing
             await self.app(scope, receive, send)
             return
         client = self.client(scope)
@@ -229,21 +249,31 @@ class FrontDoor:
             refusal = self._http_refusal(scope, client, page)
             if refusal is not None:
                 status, text, retry_after = refusal
-                body = (json.dumps({"error": {"status": status, "message": text}}) if api
-                        else _page(text) if page else text + "\n").encode()
+                body = (
+                    json.dumps({"error": {"status": status, "message": text}})
+                    if api
+                    else _page(text)
+                    if page
+                    else text + "\n"
+                ).encode()
         if refusal is None:
-            capped = _CappedBody(receive, self._linked(send) if page and self.links else send,
-                                 self.limits.max_body_bytes, api)
+            capped = _CappedBody(
+                receive, self._linked(send) if page and self.links else send, self.limits.max_body_bytes, api
+            )
             await self.app(scope, capped.receive, capped.send)
             return
         self.counts[f"http {status}"] += 1
         if status == 413 and not _waits_to_send(scope):
             await _drain(receive)
-        kind = "application/json" if api else "text/html; charset=utf-8" if page \
-            else "text/plain; charset=utf-8"
-        headers = [(b"content-type", kind.encode()),
-                   (b"content-length", str(len(body)).encode()), (b"cache-control", b"no-store")]
-        if status in (400, 411, 413):     # the rest of a refused body is not read
+        kind = (
+            "application/json" if api else "text/html; charset=utf-8" if page else "text/plain; charset=utf-8"
+        )
+        headers = [
+            (b"content-type", kind.encode()),
+            (b"content-length", str(len(body)).encode()),
+            (b"cache-control", b"no-store"),
+        ]
+        if status in (400, 411, 413):  # the rest of a refused body is not read
             headers.append((b"connection", b"close"))
         if retry_after is not None:
             headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
@@ -255,10 +285,10 @@ class FrontDoor:
             if message["type"] == "http.response.start":
                 message = {**message, "headers": [*message.get("headers", ()), *self.links]}
             await send(message)
+
         return linked
 
-    def _http_refusal(self, scope: Scope, client: str,
-                      page: bool) -> Optional[tuple[int, str, Optional[float]]]:
+    def _http_refusal(self, scope: Scope, client: str, page: bool) -> tuple[int, str, float | None] | None:
         limits, now = self.limits, self.clock()
         refusal = _framing(scope)
         if refusal is not None:
@@ -268,20 +298,35 @@ class FrontDoor:
         if refusal is not None:
             return refusal
         if length is not None and int(length) > limits.max_body_bytes:
-            return 413, _("The request is larger than this playground accepts ({limit} MB).").format(
-                limit=f"{limits.max_body_bytes / 1e6:.1f}"), None
+            return (
+                413,
+                _("The request is larger than this playground accepts ({limit} MB).").format(
+                    limit=f"{limits.max_body_bytes / 1e6:.1f}"
+                ),
+                None,
+            )
         bucket = self.requests[client]
         if not bucket.take(now):
             wait = bucket.wait_s(now)
-            return 429, _("Too many requests from your address: at most {rate:g} a second. "
-                          "Try again in {s} s.").format(rate=limits.requests_per_second,
-                                                        s=max(1, math.ceil(wait))), wait
+            return (
+                429,
+                _(
+                    "Too many requests from your address: at most {rate:g} a second. Try again in {s} s."
+                ).format(rate=limits.requests_per_second, s=max(1, math.ceil(wait))),
+                wait,
+            )
         if page and self.open[client] >= limits.sessions_per_client:
-            return 429, _("Too many playground tabs are open from your address ({n}). Close one "
-                          "of them, then reload this page.").format(n=self.open[client]), 5.0
+            return (
+                429,
+                _(
+                    "Too many playground tabs are open from your address ({n}). Close one "
+                    "of them, then reload this page."
+                ).format(n=self.open[client]),
+                5.0,
+            )
         return None
 
-    def _cross_site(self, scope: Scope) -> Optional[tuple[int, str, Optional[float]]]:
+    def _cross_site(self, scope: Scope) -> tuple[int, str, float | None] | None:
         """CSRF: a call that changes state (a POST to the API runs a job) must be JSON, which a
         foreign page's simple request cannot send, and come from the page's own origin, an
         allowed one, a client with no Origin (curl, the CLI), or carry a known token."""
@@ -293,9 +338,14 @@ class FrontDoor:
         origin = _header(scope, b"origin")
         if self._same_or_allowed(scope) or identity.bearer(scope) in self.limits.api_tokens:
             return None
-        return 403, _("Requests from another site's page are refused (Origin {origin}); ask "
-                      "the operator to allow it, or send an API token.").format(
-            origin=origin[:200] if origin else ""), None
+        return (
+            403,
+            _(
+                "Requests from another site's page are refused (Origin {origin}); ask "
+                "the operator to allow it, or send an API token."
+            ).format(origin=origin[:200] if origin else ""),
+            None,
+        )
 
     def _same_or_allowed(self, scope: Scope) -> bool:
         """No Origin (not a browser), or exactly the page's own (scheme, host and port), or one
@@ -305,10 +355,11 @@ class FrontDoor:
         if not sent:
             return True
         origin = normal_origin(sent[0]) if len(sent) == 1 else None
-        if origin is None:                                    # "null", garbage, or two
+        if origin is None:  # "null", garbage, or two
             return False
-        return origin == page_origin(scope, trust_proxy=bool(self.limits.client_ip_header)) \
-            or origin in (normal_origin(o) for o in self.limits.allowed_origins)
+        return origin == page_origin(scope, trust_proxy=bool(self.limits.client_ip_header)) or origin in (
+            normal_origin(o) for o in self.limits.allowed_origins
+        )
 
     # -- websocket -------------------------------------------------------------------------
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -317,8 +368,9 @@ class FrontDoor:
             return
         client = self.client(scope)
         refusal = None
-        if not origin_allowed(_header(scope, b"origin"), _header(scope, b"host"),
-                              self.limits.allowed_origins):
+        if not origin_allowed(
+            _header(scope, b"origin"), _header(scope, b"host"), self.limits.allowed_origins
+        ):
             refusal = 403, "foreign origin"
         elif self.open[client] >= self.limits.sessions_per_client:
             refusal = 429, "too many sessions"
@@ -337,17 +389,20 @@ class FrontDoor:
                 del self.open[client]
 
 
-async def _refuse_handshake(scope: Scope, receive: Receive, send: Send, status: int,
-                            why: str) -> None:
+async def _refuse_handshake(scope: Scope, receive: Receive, send: Send, status: int, why: str) -> None:
     """Answers the upgrade with an HTTP status (where the server can) instead of a session."""
     message = await receive()
     if message["type"] != "websocket.connect":
         return
     if "websocket.http.response" in (scope.get("extensions") or {}):
         body = (why + "\n").encode()
-        await send({"type": "websocket.http.response.start", "status": status,
-                    "headers": [(b"content-type", b"text/plain"),
-                                (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "websocket.http.response.start",
+                "status": status,
+                "headers": [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())],
+            }
+        )
         await send({"type": "websocket.http.response.body", "body": body})
     else:
         await send({"type": "websocket.close", "code": 1008})
@@ -360,11 +415,11 @@ class _Session:
         self.door, self.client = door, client
         self._receive, self._send = receive, send
         self.held: collections.deque[tuple[Kind, Message]] = collections.deque()
-        self._next: Optional[asyncio.Future] = None
+        self._next: asyncio.Future | None = None
         self.closed = False
 
     async def send(self, message: Message) -> None:
-        if not self.closed:          # after the door closed it, Streamlit's last words go nowhere
+        if not self.closed:  # after the door closed it, Streamlit's last words go nowhere
             await self._send(message)
 
     def stop(self) -> None:
@@ -374,7 +429,7 @@ class _Session:
     async def receive(self) -> Message:
         bucket = self.door.messages[self.client]
         while True:
-            wait: Optional[float] = None
+            wait: float | None = None
             if self.held:
                 now = self.door.clock()
                 wait = bucket.wait_s(now)
@@ -388,15 +443,16 @@ class _Session:
             message = self._next.result()
             self._next = None
             if message["type"] != "websocket.receive":
-                return message                    # connect, disconnect
+                return message  # connect, disconnect
             try:
                 kind = self._check(message)
             except _Close as close:
                 return await self._close(close.code, close.why)
             if not self.held and bucket.take(self.door.clock()):
                 return message
-            if (kind is Kind.RERUN and self.held and self.held[-1][0] is Kind.RERUN) or \
-                    len(self.held) >= HELD_PER_SESSION:
+            if (kind is Kind.RERUN and self.held and self.held[-1][0] is Kind.RERUN) or len(
+                self.held
+            ) >= HELD_PER_SESSION:
                 # The later page run replaces the waiting one; with the session's queue full, a
                 # press does too (the one before it is lost, the latest state still runs).
                 self.held[-1] = (kind, message)
@@ -417,7 +473,7 @@ class _Session:
 
     async def _close(self, code: int, why: str) -> Message:
         """Closes this one session; Streamlit sees its client leave, as if it had."""
-        reason = why.split(":")[0]            # the details stay in the server's log
+        reason = why.split(":")[0]  # the details stay in the server's log
         self.door.counts[reason] += 1
         _LOG.warning("front door: closed a session of %s (%s)", self.client, why)
         await self._send({"type": "websocket.close", "code": code, "reason": reason})
@@ -449,24 +505,33 @@ class _CappedBody:
 
     async def send(self, message: Message) -> None:
         if self.over:
-            return                       # the 413 went out; the app's answer is dropped
+            return  # the 413 went out; the app's answer is dropped
         self.started = self.started or message["type"] == "http.response.start"
         await self._send(message)
 
     async def _refuse(self) -> None:
         text = _("The request is larger than this playground accepts ({limit} MB).").format(
-            limit=f"{self.cap / 1e6:.1f}")
-        body = (json.dumps({"error": {"status": 413, "message": text}}) if self.api
-                else text + "\n").encode()
+            limit=f"{self.cap / 1e6:.1f}"
+        )
+        body = (json.dumps({"error": {"status": 413, "message": text}}) if self.api else text + "\n").encode()
         kind = b"application/json" if self.api else b"text/plain; charset=utf-8"
-        await self._send({"type": "http.response.start", "status": 413, "headers": [
-            (b"content-type", kind), (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close")]})
+        await self._send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", kind),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
         await self._send({"type": "http.response.body", "body": body})
 
 
-async def _drain(receive: Receive, limit: int = DRAIN_BYTES, seconds: float = 5.0,
-                 idle_s: float = 0.5) -> None:
+async def _drain(
+    receive: Receive, limit: int = DRAIN_BYTES, seconds: float = 5.0, idle_s: float = 0.5
+) -> None:
     """Reads (and drops) a refused body up to a bound, so the client, still sending, reads the
     answer instead of a connection reset (what nginx's lingering close does); a client that
     sends nothing more (it waits for the answer to its headers) is answered after idle_s."""
@@ -499,6 +564,8 @@ def _is_page(scope: Scope) -> bool:
 
 def _page(text: str) -> str:
     title = html.escape(_("tf.function playground"))
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
-            f"<body style='font-family:sans-serif;max-width:40em;margin:4em auto'>"
-            f"<h1>{title}</h1><p>{html.escape(text)}</p></body></html>")
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+        f"<body style='font-family:sans-serif;max-width:40em;margin:4em auto'>"
+        f"<h1>{title}</h1><p>{html.escape(text)}</p></body></html>"
+    )

@@ -20,13 +20,15 @@ Chromium under the policy and reading its violations (tests/test_browser_hostile
     frame-ancestors 'self'       no other site frames the page (clickjacking)
     base-uri 'self', form-action 'self', object-src 'none'
 """
+
 from __future__ import annotations
 
 import base64
 import hashlib
 import pathlib
 import re
-from typing import Any, Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
 
 Scope = Mapping[str, Any]
 Message = dict
@@ -63,23 +65,26 @@ def streamlit_inline_scripts() -> list[str]:
 def policy(inline_scripts: Iterable[str] = ()) -> str:
     """The page's Content-Security-Policy, allowing exactly these inline scripts."""
     hashes = sorted({script_hash(s) for s in [*streamlit_inline_scripts(), *inline_scripts]})
-    return "; ".join([
-        "default-src 'self'",
-        " ".join(["script-src 'self' blob:", *hashes, "'wasm-unsafe-eval'"]),
-        "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data:",
-        "font-src 'self' data:",
-        "connect-src 'self'",
-        "frame-ancestors 'self'",
-        "base-uri 'self'",
-        "form-action 'self'",
-        "object-src 'none'",
-    ])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            " ".join(["script-src 'self' blob:", *hashes, "'wasm-unsafe-eval'"]),
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data:",
+            "font-src 'self' data:",
+            "connect-src 'self'",
+            "frame-ancestors 'self'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            "object-src 'none'",
+        ]
+    )
 
 
 def _is_html(headers: list[tuple[bytes, bytes]]) -> bool:
-    return any(name.lower() == b"content-type" and value.lower().startswith(b"text/html")
-               for name, value in headers)
+    return any(
+        name.lower() == b"content-type" and value.lower().startswith(b"text/html") for name, value in headers
+    )
 
 
 class PageHeaders:
@@ -102,8 +107,7 @@ class PageHeaders:
                 extra = list(self.always)
                 if _is_html(headers):
                     extra.append((b"content-security-policy", self.policy))
-                message = {**message, "headers": headers + [(n, v) for n, v in extra
-                                                            if n not in present]}
+                message = {**message, "headers": headers + [(n, v) for n, v in extra if n not in present]}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

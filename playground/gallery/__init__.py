@@ -3,6 +3,7 @@ claims and a machine-checkable expectation compared with the live run, never ass
 
 Pure data and arithmetic (no TensorFlow), shared by the app, the CLI and the tests.
 """
+
 from __future__ import annotations
 
 from .examples import EXAMPLES
@@ -10,5 +11,4 @@ from .model import ClaimCheck, Example, Expectation, check, first_error_type
 
 BY_SLUG = {e.slug: e for e in EXAMPLES}
 
-__all__ = ["BY_SLUG", "EXAMPLES", "ClaimCheck", "Example", "Expectation", "check",
-           "first_error_type"]
+__all__ = ["BY_SLUG", "EXAMPLES", "ClaimCheck", "Example", "Expectation", "check", "first_error_type"]

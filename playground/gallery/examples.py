@@ -1,5 +1,6 @@
 """The examples: one per point of the seed article, each with the article's claim and what
 TF 2.21 really does (measured, and re-checked against every live run)."""
+
 from __future__ import annotations
 
 from ..contract.i18n import N_
@@ -13,7 +14,8 @@ EXAMPLES: list[Example] = [
             "tf.function traces the Python body once per new input signature (shape and dtype) "
             "and caches the graph. The Python print runs only while tracing, so it shows up on "
             "the first call and again when the shape changes from (3,) to (2,), but not on the "
-            "second call with the same shape."),
+            "second call with the same shape."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -21,7 +23,8 @@ def process(x):
     print("Tracing! x.shape =", x.shape)  # runs only while tracing
     return x * 2
 """,
-        function="process", calls=("float32[3]", "float32[3]", "float32[2]"),
+        function="process",
+        calls=("float32[3]", "float32[3]", "float32[2]"),
         article_claim=N_("Each new shape traces again; the same shape reuses the graph: 2 traces."),
         expect=Expectation(tracing_count=2, error_type="", warning_codes=("print-at-trace",)),
         fixed_by="tf-print",
@@ -32,7 +35,8 @@ def process(x):
         explanation=N_(
             "tf.print is a graph op, so it prints on every execution, not only while tracing. "
             "Watch the Console tab: all three calls print, yet the function still traces twice, "
-            "once per shape."),
+            "once per shape."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -40,7 +44,8 @@ def process(x):
     tf.print("running with x =", x)  # a graph op: runs on every call
     return x * 2
 """,
-        function="process", calls=("float32[3]", "float32[3]", "float32[2]"),
+        function="process",
+        calls=("float32[3]", "float32[3]", "float32[2]"),
         article_claim=N_("tf.print() prints on every graph execution."),
         expect=Expectation(tracing_count=2, error_type="", no_warnings=True),
     ),
@@ -50,7 +55,8 @@ def process(x):
         explanation=N_(
             "Leave the function picker on 'run as script' and the playground runs the whole "
             "file, calls included, and reports every tf.function it created with each call it "
-            "received. This is the article's first tracing snippet pasted as is."),
+            "received. This is the article's first tracing snippet pasted as is."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -72,7 +78,8 @@ result3 = process(tf.constant([1.0, 2.0]))       # new shape: traces again
         explanation=N_(
             "A Python int or float argument is traced as its value: 1 and 2.0 each get their own "
             "graph, and tf.constant(1) and tf.constant(2) share one int32 graph, while "
-            "tf.constant(1.0) needs a float32 one. Five calls, four traces."),
+            "tf.constant(1.0) needs a float32 one. Five calls, four traces."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -94,14 +101,16 @@ double(tf.constant(1.0))
         title=N_("Pitfall: a changing Python number retraces every call"),
         explanation=N_(
             "n is a Python int, so each new value is a new signature and a new graph. The "
-            "Traces tab shows the reason for every retrace: n: Python value 1 -> 2."),
+            "Traces tab shows the reason for every retrace: n: Python value 1 -> 2."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
 def scale(x, n):
     return x * n
 """,
-        function="scale", calls=("float32[4], 1", "float32[4], 2", "float32[4], 3"),
+        function="scale",
+        calls=("float32[4], 1", "float32[4], 2", "float32[4], 3"),
         article_claim=N_("Different inputs can make tf.function retrace."),
         expect=Expectation(tracing_count=3, error_type="", warning_codes=("python-scalar-arg",)),
         fixed_by="tensor-scalar-arg",
@@ -116,8 +125,8 @@ def scale(x, n):
 def scale(x, n):
     return x * n
 """,
-        function="scale", calls=("float32[4], float32[]", "float32[4], float32[]",
-                                 "float32[4], float32[]"),
+        function="scale",
+        calls=("float32[4], float32[]", "float32[4], float32[]", "float32[4], float32[]"),
         article_claim=N_("Tensor arguments of the same shape and dtype share one graph."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
@@ -127,15 +136,16 @@ def scale(x, n):
         explanation=N_(
             "input_signature=[TensorSpec([None, 28, 28, 1])] fixes the signature up front. "
             "Batches of 1, 32 and 128 images all reuse the single graph traced for a None "
-            "batch dimension."),
+            "batch dimension."
+        ),
         source="""import tensorflow as tf
 
 @tf.function(input_signature=[tf.TensorSpec(shape=[None, 28, 28, 1], dtype=tf.float32)])
 def predict(images):
     return tf.reduce_mean(images, axis=[1, 2, 3])
 """,
-        function="predict", calls=("float32[1,28,28,1]", "float32[32,28,28,1]",
-                                   "float32[128,28,28,1]"),
+        function="predict",
+        calls=("float32[1,28,28,1]", "float32[32,28,28,1]", "float32[128,28,28,1]"),
         signature="float32[None,28,28,1]",
         article_claim=N_("These calls share one graph (the batch dimension is dynamic)."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
@@ -145,13 +155,15 @@ def predict(images):
         title=N_("input_signature rejects a call that does not fit"),
         explanation=N_(
             "With an input_signature, a call of another dtype or rank is not traced: TF raises "
-            "TypeError: Binding inputs to tf.function failed. The first call still runs."),
+            "TypeError: Binding inputs to tf.function failed. The first call still runs."
+        ),
         source="""import tensorflow as tf
 
 def safe_fn(ids, temperature):
     return tf.nn.softmax(tf.cast(ids, tf.float32) / temperature)
 """,
-        function="safe_fn", calls=("int32[5], float32[]", "float32[5], float32[]"),
+        function="safe_fn",
+        calls=("int32[5], float32[]", "float32[5], float32[]"),
         signature="int32[None], float32[]",
         article_claim=N_("input_signature only allows the given shapes and rejects unexpected ones."),
         expect=Expectation(tracing_count=1, error_type="TypeError"),
@@ -161,14 +173,16 @@ def safe_fn(ids, temperature):
         title=N_("Pitfall: every new shape is a new graph"),
         explanation=N_(
             "Four calls with shapes [1] to [4] give four traces by default. The playground flags "
-            "the excessive retracing and suggests the input_signature that covers all calls."),
+            "the excessive retracing and suggests the input_signature that covers all calls."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
 def total(x):
     return tf.reduce_sum(x * x)
 """,
-        function="total", calls=("float32[1]", "float32[2]", "float32[3]", "float32[4]"),
+        function="total",
+        calls=("float32[1]", "float32[2]", "float32[3]", "float32[4]"),
         article_claim=N_("Many different shapes make tf.function build one graph per shape."),
         expect=Expectation(tracing_count=4, error_type="", warning_codes=("excessive-retracing",)),
         fixed_by="reduce-retracing-fixed",
@@ -179,14 +193,16 @@ def total(x):
         explanation=N_(
             "With reduce_retracing=True (formerly experimental_relax_shapes), the second shape "
             "retraces once with a None dimension, and later shapes of the same rank reuse it: "
-            "4 calls, 2 traces."),
+            "4 calls, 2 traces."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
 def total(x):
     return tf.reduce_sum(x * x)
 """,
-        function="total", calls=("float32[1]", "float32[2]", "float32[3]", "float32[4]"),
+        function="total",
+        calls=("float32[1]", "float32[2]", "float32[3]", "float32[4]"),
         reduce_retracing=True,
         article_claim=N_("reduce_retracing reduces the number of traces."),
         expect=Expectation(tracing_count=2, error_type="", no_warnings=True),
@@ -197,7 +213,8 @@ def total(x):
         explanation=N_(
             "The article says [5] reuses the graph traced for [3]. On TF 2.21 it does not: the "
             "first call traces (3,), the second retraces as (None,), and the rank-2 call traces "
-            "a third graph with unknown rank. The Traces tab shows each generalisation."),
+            "a third graph with unknown rank. The Traces tab shows each generalisation."
+        ),
         source="""import tensorflow as tf
 
 @tf.function(experimental_relax_shapes=True)  # the old name of reduce_retracing
@@ -219,7 +236,8 @@ flexible_fn(tf.zeros([7, 3]))  # traces again (new rank)
             "A tensor condition in `if` becomes tf.cond and in `while` becomes tf.while_loop; a "
             "`for` over a Python range is unrolled at trace time. The Converted code tab shows "
             "ag__.if_stmt and ag__.while_stmt, and the Graph tab shows the StatelessIf and "
-            "While ops with their bodies counted."),
+            "While ops with their bodies counted."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -234,7 +252,8 @@ def autograph_demo(x):
         result = result + 1.0
     return result
 """,
-        function="autograph_demo", calls=("float32[4]",),
+        function="autograph_demo",
+        calls=("float32[4]",),
         article_claim=N_("if/while on tensors become tf.cond/tf.while_loop; range loops unroll."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
@@ -243,7 +262,8 @@ def autograph_demo(x):
         title=N_("autograph.to_code on a plain Python function"),
         explanation=N_(
             "The function is not decorated; the playground wraps it in tf.function and shows "
-            "tf.autograph.to_code, where the `if` on a tensor becomes ag__.if_stmt."),
+            "tf.autograph.to_code, where the `if` on a tensor becomes ag__.if_stmt."
+        ),
         source="""import tensorflow as tf
 
 def my_function(x):
@@ -252,7 +272,8 @@ def my_function(x):
     else:
         return x * -1
 """,
-        function="my_function", calls=("float32[3]",),
+        function="my_function",
+        calls=("float32[3]",),
         article_claim=N_("to_code shows the if replaced by tf.cond."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
@@ -262,7 +283,8 @@ def my_function(x):
         explanation=N_(
             "The article says branches returning shapes [10] and [5] raise ValueError. On TF 2.21 "
             "they run: tf.cond only needs the same structure and dtype, and the result's shape "
-            "becomes (None,)."),
+            "becomes (None,)."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -272,7 +294,8 @@ def bad_branch(x):
     else:
         return tf.zeros([5])
 """,
-        function="bad_branch", calls=("float32[3]",),
+        function="bad_branch",
+        calls=("float32[3]",),
         article_claim=N_("ValueError: The two structures don't have the same nested structure."),
         expect=Expectation(tracing_count=1, error_type=""),
     ),
@@ -282,7 +305,8 @@ def bad_branch(x):
         explanation=N_(
             "Inside a tensor-driven while loop, AutoGraph requires each loop variable to keep "
             "its shape. Growing `result` with tf.concat fails at trace time with a ValueError "
-            "that names the variable."),
+            "that names the variable."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -294,7 +318,8 @@ def growing(n):
         i += 1
     return result
 """,
-        function="growing", calls=("int32[]",),
+        function="growing",
+        calls=("int32[]",),
         article_claim=N_("Loop variables must keep their shape across iterations."),
         expect=Expectation(error_type="ValueError"),
         fixed_by="shape-invariants",
@@ -304,7 +329,8 @@ def growing(n):
         title=N_("Fixed: shape_invariants for a growing loop variable"),
         explanation=N_(
             "tf.while_loop with shape_invariants=[i.shape, TensorShape([None])] declares that "
-            "result may grow, so the loop traces once and returns [0, 0, 1, 2, 3, 4]."),
+            "result may grow, so the loop traces once and returns [0, 0, 1, 2, 3, 4]."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -323,10 +349,10 @@ def dynamic_loop():
                              shape_invariants=[i.shape, tf.TensorShape([None])])
     return final
 """,
-        function="dynamic_loop", calls=("",),
+        function="dynamic_loop",
+        calls=("",),
         article_claim=N_("With shape_invariants the loop may change the shape."),
-        expect=Expectation(tracing_count=1, error_type="", no_warnings=True,
-                           output_contains="float32[6]"),
+        expect=Expectation(tracing_count=1, error_type="", no_warnings=True, output_contains="float32[6]"),
     ),
     Example(
         slug="side-effect-numpy",
@@ -334,7 +360,8 @@ def dynamic_loop():
         explanation=N_(
             "The article says collected.append(x.numpy()) runs once and collects one element. "
             "On TF 2.21, x is a symbolic tensor while tracing and .numpy() raises "
-            "AttributeError: 'SymbolicTensor' object has no attribute 'numpy'."),
+            "AttributeError: 'SymbolicTensor' object has no attribute 'numpy'."
+        ),
         source="""import tensorflow as tf
 
 collected = []
@@ -350,15 +377,17 @@ print(collected)
 """,
         function=None,
         article_claim=N_("collected ends up with a single element."),
-        expect=Expectation(error_type="AttributeError",
-                           warning_codes=("numpy-in-graph", "python-side-effect")),
+        expect=Expectation(
+            error_type="AttributeError", warning_codes=("numpy-in-graph", "python-side-effect")
+        ),
     ),
     Example(
         slug="side-effect-list",
         title=N_("Pitfall: Python side effects happen only while tracing"),
         explanation=N_(
             "Appending to a Python list inside tf.function happens once per trace, not once per "
-            "call: after three calls with the same shape the list holds one symbolic tensor."),
+            "call: after three calls with the same shape the list holds one symbolic tensor."
+        ),
         source="""import tensorflow as tf
 
 collected = []
@@ -374,8 +403,12 @@ print("collected has", len(collected), "item(s)")
 """,
         function=None,
         article_claim=N_("Python side effects do not happen when the graph runs."),
-        expect=Expectation(tracing_count=1, error_type="", warning_codes=("python-side-effect",),
-                           output_contains="collected has 1 item(s)"),
+        expect=Expectation(
+            tracing_count=1,
+            error_type="",
+            warning_codes=("python-side-effect",),
+            output_contains="collected has 1 item(s)",
+        ),
         fixed_by="tensor-array",
     ),
     Example(
@@ -383,7 +416,8 @@ print("collected has", len(collected), "item(s)")
         title=N_("Fixed: collect values inside the graph with tf.TensorArray"),
         explanation=N_(
             "A tf.TensorArray is graph state, so it fills on every execution; return it "
-            "instead of mutating a Python list."),
+            "instead of mutating a Python list."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -395,7 +429,8 @@ def running_sums(x):
         out = out.write(i, total)
     return out.stack()
 """,
-        function="running_sums", calls=("float32[5]", "float32[5]"),
+        function="running_sums",
+        calls=("float32[5]", "float32[5]"),
         article_claim=N_("Keep state in TF objects rather than Python containers."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
@@ -405,7 +440,8 @@ def running_sums(x):
         explanation=N_(
             "The article says a new variable is created on every trace. On TF 2.21 the first "
             "call already fails: tf.function only supports singleton tf.Variables created on "
-            "the first call, and this body creates one on every run."),
+            "the first call, and this body creates one on every run."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -414,7 +450,8 @@ def bad_variable():
     v.assign_add(1.0)
     return v.read_value()
 """,
-        function="bad_variable", calls=("", ""),
+        function="bad_variable",
+        calls=("", ""),
         article_claim=N_("Each trace creates a new variable."),
         expect=Expectation(error_type="ValueError", warning_codes=("variable-in-function",)),
         fixed_by="variable-outside",
@@ -432,17 +469,18 @@ def good_increment():
     counter.assign_add(1.0)
     return counter.read_value()
 """,
-        function="good_increment", calls=("", "", ""),
+        function="good_increment",
+        calls=("", "", ""),
         article_claim=N_("Create variables outside the function and reuse them."),
-        expect=Expectation(tracing_count=1, error_type="", no_warnings=True,
-                           output_contains="3.0"),
+        expect=Expectation(tracing_count=1, error_type="", no_warnings=True, output_contains="3.0"),
     ),
     Example(
         slug="module-counter",
         title=N_("tf.Module owns its variables"),
         explanation=N_(
             "A tf.Module creates its variable in __init__, and its tf.function method uses it. "
-            "The entry is the expression Counter().increment."),
+            "The entry is the expression Counter().increment."
+        ),
         source="""import tensorflow as tf
 
 class Counter(tf.Module):
@@ -454,17 +492,18 @@ class Counter(tf.Module):
         self.counter.assign_add(1.0)
         return self.counter.read_value()
 """,
-        function="Counter().increment", calls=("", ""),
+        function="Counter().increment",
+        calls=("", ""),
         article_claim=N_("c.increment() returns 1.0, then 2.0."),
-        expect=Expectation(tracing_count=1, error_type="", no_warnings=True,
-                           output_contains="2.0"),
+        expect=Expectation(tracing_count=1, error_type="", no_warnings=True, output_contains="2.0"),
     ),
     Example(
         slug="captured-global",
         title=N_("Pitfall: a Python global is frozen at trace time"),
         explanation=N_(
             "threshold is read while tracing and baked into the graph as a constant. Changing "
-            "it afterwards does not change the result: 0.6 > threshold stays True."),
+            "it afterwards does not change the result: 0.6 > threshold stays True."
+        ),
         source="""import tensorflow as tf
 
 threshold = 0.5
@@ -479,8 +518,9 @@ print(check(tf.constant(0.6)).numpy())   # still True: no retrace
 """,
         function=None,
         article_claim=N_("After threshold = 0.8 the result is still True."),
-        expect=Expectation(tracing_count=1, error_type="", warning_codes=("captured-global",),
-                           output_contains="True\nTrue"),
+        expect=Expectation(
+            tracing_count=1, error_type="", warning_codes=("captured-global",), output_contains="True\nTrue"
+        ),
         fixed_by="threshold-argument",
     ),
     Example(
@@ -493,7 +533,8 @@ print(check(tf.constant(0.6)).numpy())   # still True: no retrace
 def check_dynamic(x, threshold):
     return x > threshold
 """,
-        function="check_dynamic", calls=("float32[], float32[]", "float32[], float32[]"),
+        function="check_dynamic",
+        calls=("float32[], float32[]", "float32[], float32[]"),
         article_claim=N_("check_dynamic(0.6, 0.8) is False."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
@@ -502,7 +543,8 @@ def check_dynamic(x, threshold):
         title=N_("Debugging with tf.config.run_functions_eagerly"),
         explanation=N_(
             "With run_functions_eagerly(True), tf.function runs the Python body eagerly, so "
-            ".numpy() and print work like normal Python, and no graph is traced."),
+            ".numpy() and print work like normal Python, and no graph is traced."
+        ),
         source="""import tensorflow as tf
 
 tf.config.run_functions_eagerly(True)
@@ -526,7 +568,8 @@ tf.config.run_functions_eagerly(False)
             "The article's benchmark runs 100 matmuls whose results are thrown away. In the "
             "graph, Grappler prunes the 99 dead ones and folds what is left, so most of the "
             "'speedup' is dead-code elimination, not saved Python overhead. Compare the op "
-            "counts before and after Grappler in the Graph tab."),
+            "counts before and after Grappler in the Graph tab."
+        ),
         source="""import tensorflow as tf
 
 @tf.function
@@ -535,7 +578,8 @@ def graph_matmul(a, b):
         c = tf.matmul(a, b)   # only the last result is used
     return c
 """,
-        function="graph_matmul", calls=("float32[64,64], float32[64,64]",),
+        function="graph_matmul",
+        calls=("float32[64,64], float32[64,64]",),
         article_claim=N_("Graph mode is 10-50x faster because it avoids Python-C++ switches."),
         expect=Expectation(tracing_count=1, error_type="", optimized_ops_at_most=5),
     ),
@@ -546,8 +590,9 @@ def graph_matmul(a, b):
             "The article's own benchmark, run as a script. graph_matmul returns nothing and "
             "matmul has no side effect, so the whole graph is dead code: the Graph tab shows "
             "all of its ops pruned, and the printed `Graph` time is the cost of running nothing "
-            "(plus the first call's tracing), not of 100 matmuls without Python overhead."),
-        source='''import tensorflow as tf
+            "(plus the first call's tracing), not of 100 matmuls without Python overhead."
+        ),
+        source="""import tensorflow as tf
 import time
 
 def eager_matmul(n=1000):
@@ -571,11 +616,12 @@ graph_matmul()
 graph_time = time.time() - start
 
 print(f"Eager: {eager_time:.3f}s, Graph: {graph_time:.3f}s")
-''',
+""",
         function=None,
         article_claim=N_("Typical output: Eager: 0.452s, Graph: 0.038s, a 10-50x speedup."),
-        expect=Expectation(tracing_count=1, error_type="", optimized_ops_at_most=0,
-                           output_contains="Eager: "),
+        expect=Expectation(
+            tracing_count=1, error_type="", optimized_ops_at_most=0, output_contains="Eager: "
+        ),
     ),
     Example(
         slug="xla",
@@ -583,14 +629,16 @@ print(f"Eager: {eager_time:.3f}s, Graph: {graph_time:.3f}s")
         explanation=N_(
             "jit_compile=True compiles the function with XLA. The Graph tab shows the HLO "
             "module; turn on timing to see that on a small CPU workload XLA is often no faster "
-            "than the plain graph."),
+            "than the plain graph."
+        ),
         source="""import tensorflow as tf
 
 @tf.function(jit_compile=True)
 def dense(x, w):
     return tf.nn.relu(tf.matmul(x, w))
 """,
-        function="dense", calls=("float32[32,64], float32[64,64]",),
+        function="dense",
+        calls=("float32[32,64], float32[64,64]",),
         jit_compile=True,
         article_claim=N_("XLA fuses ops; the gain depends on the workload."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
@@ -600,17 +648,18 @@ def dense(x, w):
         title=N_("Pitfall: len() and Python shapes are fixed at trace time"),
         explanation=N_(
             "len(x) is a Python int taken while tracing. With a dynamic (None) batch dimension "
-            "it cannot be known, and TF raises. tf.shape(x)[0] computes it in the graph."),
+            "it cannot be known, and TF raises. tf.shape(x)[0] computes it in the graph."
+        ),
         source="""import tensorflow as tf
 
 @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
 def mean_by_len(x):
     return tf.reduce_sum(x) / len(x)
 """,
-        function="mean_by_len", calls=("float32[4]",), signature="float32[None]",
+        function="mean_by_len",
+        calls=("float32[4]",),
+        signature="float32[None]",
         article_claim=N_("len() on a tensor returns the trace-time value."),
-        expect=Expectation(error_type="TypeError",
-                           warning_codes=("python-control-flow-on-tensor-shape",)),
+        expect=Expectation(error_type="TypeError", warning_codes=("python-control-flow-on-tensor-shape",)),
     ),
 ]
-

@@ -1,8 +1,8 @@
 """A gallery example, its machine-checkable expectation, and the check against a live run."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..contract.i18n import _
 from ..contract.job import Job, Report
@@ -12,33 +12,38 @@ from ..contract.job import Job, Report
 class Expectation:
     """What this TF version does; None means 'not checked'."""
 
-    tracing_count: Optional[int] = None
-    error_type: Optional[str] = None          # "" means: no error anywhere in the run
-    warning_codes: tuple[str, ...] = ()        # each must be reported
-    no_warnings: bool = False                  # the clean, fixed version of a pitfall
-    optimized_ops_at_most: Optional[int] = None  # Grappler's graph is at most this many ops
-    output_contains: Optional[str] = None      # text in the last call's output (or stdout)
+    tracing_count: int | None = None
+    error_type: str | None = None  # "" means: no error anywhere in the run
+    warning_codes: tuple[str, ...] = ()  # each must be reported
+    no_warnings: bool = False  # the clean, fixed version of a pitfall
+    optimized_ops_at_most: int | None = None  # Grappler's graph is at most this many ops
+    output_contains: str | None = None  # text in the last call's output (or stdout)
 
 
 @dataclass(frozen=True)
 class Example:
     slug: str
-    title: str                                 # N_(): translated where shown
+    title: str  # N_(): translated where shown
     explanation: str
     source: str
-    function: Optional[str]
+    function: str | None
     calls: tuple[str, ...] = ()
     signature: str = ""
     reduce_retracing: bool = False
     jit_compile: bool = False
-    article_claim: str = ""                    # what the seed article says happens
+    article_claim: str = ""  # what the seed article says happens
     expect: Expectation = field(default_factory=Expectation)
-    fixed_by: str = ""                         # slug of the corrected version
+    fixed_by: str = ""  # slug of the corrected version
 
     def job(self, **overrides: object) -> Job:
-        fields = dict(source=self.source, function=self.function, calls=self.calls,
-                      signature=self.signature or None, reduce_retracing=self.reduce_retracing,
-                      jit_compile=self.jit_compile)
+        fields = dict(
+            source=self.source,
+            function=self.function,
+            calls=self.calls,
+            signature=self.signature or None,
+            reduce_retracing=self.reduce_retracing,
+            jit_compile=self.jit_compile,
+        )
         fields.update(overrides)
         return Job(**fields)  # type: ignore[arg-type]
 
@@ -66,32 +71,49 @@ def check(example: Example, report: Report) -> list[ClaimCheck]:
     expect, checks = example.expect, []
     if expect.tracing_count is not None:
         actual = report.tracing_count
-        checks.append(ClaimCheck(_("tracing count"), str(expect.tracing_count), str(actual),
-                                 actual == expect.tracing_count))
+        checks.append(
+            ClaimCheck(
+                _("tracing count"), str(expect.tracing_count), str(actual), actual == expect.tracing_count
+            )
+        )
     none = _("none")
     if expect.error_type is not None:
         actual = first_error_type(report)
-        checks.append(ClaimCheck(_("error"), expect.error_type or none, actual or none,
-                                 actual == expect.error_type))
+        checks.append(
+            ClaimCheck(_("error"), expect.error_type or none, actual or none, actual == expect.error_type)
+        )
     codes = sorted({w.code for w in report.warnings})
     for code in expect.warning_codes:
-        checks.append(ClaimCheck(_("warning {code}").format(code=code), _("reported"),
-                                 _("reported") if code in codes else _("not reported"),
-                                 code in codes))
+        checks.append(
+            ClaimCheck(
+                _("warning {code}").format(code=code),
+                _("reported"),
+                _("reported") if code in codes else _("not reported"),
+                code in codes,
+            )
+        )
     if expect.no_warnings:
         checks.append(ClaimCheck(_("warnings"), none, ", ".join(codes) or none, not codes))
     if expect.optimized_ops_at_most is not None:
         graphs = [f.graph for f in report.functions if f.graph is not None]
         ops = f"{graphs[0].op_count} -> {graphs[0].op_count_optimized}" if graphs else _("no graph")
-        checks.append(ClaimCheck(_("ops after Grappler"), f"<= {expect.optimized_ops_at_most}", ops,
-                                 bool(graphs) and graphs[0].op_count_optimized
-                                 <= expect.optimized_ops_at_most))
+        checks.append(
+            ClaimCheck(
+                _("ops after Grappler"),
+                f"<= {expect.optimized_ops_at_most}",
+                ops,
+                bool(graphs) and graphs[0].op_count_optimized <= expect.optimized_ops_at_most,
+            )
+        )
     if expect.output_contains is not None:
         outputs = [c.output or "" for f in report.functions for c in f.calls[-1:]]
         seen = "\n".join(outputs + [report.stdout])
-        checks.append(ClaimCheck(_("output"), _("contains {text}").format(
-                                     text=repr(expect.output_contains)),
-
-                                 (outputs[-1] if outputs else report.stdout.strip())[:80],
-                                 expect.output_contains in seen))
+        checks.append(
+            ClaimCheck(
+                _("output"),
+                _("contains {text}").format(text=repr(expect.output_contains)),
+                (outputs[-1] if outputs else report.stdout.strip())[:80],
+                expect.output_contains in seen,
+            )
+        )
     return checks

@@ -7,6 +7,7 @@ defines stays defined, as after a plain cell), on the kernel's TensorFlow and de
 engine's hooks on TF's Function class live only while the cell runs. With --server URL the cell
 goes to a hosted playground's HTTP API instead, and nothing runs here.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,7 +16,7 @@ import json
 import os
 import shlex
 import time
-from typing import Any, Optional
+from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -42,23 +43,31 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         raise UsageError(f"{self.prog}: {message}")
 
-    def exit(self, status: int = 0, message: Optional[str] = None) -> Any:
+    def exit(self, status: int = 0, message: str | None = None) -> Any:
         if message:
             raise UsageError(message)
         raise _HelpShown()
 
 
 def cell_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="%%tf_playground", parents=[language_parser()],
-                     description=_("Runs the cell as `python -m playground analyze` runs a file, "
-                                   "in this kernel, and shows the report."))
+    parser = _Parser(
+        prog="%%tf_playground",
+        parents=[language_parser()],
+        description=_(
+            "Runs the cell as `python -m playground analyze` runs a file, "
+            "in this kernel, and shows the report."
+        ),
+    )
     add_run_options(parser)
     return parser
 
 
 def explain_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="%tf_playground_explain", parents=[language_parser()],
-                     description=_("What a tf.function in this kernel has traced so far, and why."))
+    parser = _Parser(
+        prog="%tf_playground_explain",
+        parents=[language_parser()],
+        description=_("What a tf.function in this kernel has traced so far, and why."),
+    )
     parser.add_argument("function", help=_("the tf.function, e.g. f or model.call"))
     return parser
 
@@ -66,7 +75,7 @@ def explain_parser() -> argparse.ArgumentParser:
 def parse(parser: argparse.ArgumentParser, line: str) -> argparse.Namespace:
     try:
         words = shlex.split(line)
-    except ValueError as e:           # an unclosed quote
+    except ValueError as e:  # an unclosed quote
         raise UsageError(f"{parser.prog}: {e}") from None
     return parser.parse_args(words)
 
@@ -107,22 +116,23 @@ def describe(event: dict) -> str:
         return _("queued: position {position}").format(position=event.get("position", "?"))
     if kind == "call_finished":
         return _("{name}: call {number} {what} ({traces} trace(s) so far)").format(
-            name=event.get("function", ""), number=int(event.get("index", 0)) + 1,
+            name=event.get("function", ""),
+            number=int(event.get("index", 0)) + 1,
             what=_("traced") if event.get("retraced") else _("reused graph"),
-            traces=event.get("tracing_count", "?"))
+            traces=event.get("tracing_count", "?"),
+        )
     if kind == "timing":
-        return _("{name}: timing {mode}").format(name=event.get("function", ""),
-                                                 mode=event.get("mode", ""))
+        return _("{name}: timing {mode}").format(name=event.get("function", ""), mode=event.get("mode", ""))
     return ""
 
 
-def run_cell(args: argparse.Namespace, cell: str, namespace: dict, number: int,
-             live: bool = False) -> Any:
+def run_cell(args: argparse.Namespace, cell: str, namespace: dict, number: int, live: bool = False) -> Any:
     """The view of the cell's run: here (in `namespace`), or on args.server; `live`: show its
     progress as it goes."""
     language = language_of(args)
-    request = dataclasses.replace(request_from_args(args, source=cell, filename=f"cell{number}.py"),
-                                  language=language)
+    request = dataclasses.replace(
+        request_from_args(args, source=cell, filename=f"cell{number}.py"), language=language
+    )
     progress = Progress(live)
     with i18n.using(language):
         try:
@@ -137,37 +147,45 @@ def run_cell(args: argparse.Namespace, cell: str, namespace: dict, number: int,
 
 def _remote(args: argparse.Namespace, request: job_request.JobRequest, progress: Progress) -> Any:
     from ..cli import remote
+
     answer = remote.analyze(args.server, request, on_event=progress, token=args.token)
     share = answer.pop("share_url", "")
     if "compare" in answer:
-        return ComparisonView(compare.Comparison.from_json(json.dumps(answer)), request.source,
-                              request.language, share)
-    return ReportView(Report.from_json(json.dumps(answer)), request.source, request.language,
-                      share)
+        return ComparisonView(
+            compare.Comparison.from_json(json.dumps(answer)), request.source, request.language, share
+        )
+    return ReportView(Report.from_json(json.dumps(answer)), request.source, request.language, share)
 
 
-def _local(args: argparse.Namespace, request: job_request.JobRequest, namespace: dict,
-           progress: Progress) -> Any:
+def _local(
+    args: argparse.Namespace, request: job_request.JobRequest, namespace: dict, progress: Progress
+) -> Any:
     if args.tf:
-        raise UsageError(_("--tf {version}: the magic runs this kernel's TensorFlow; other "
-                           "versions need a playground server (--server URL)").format(
-            version=args.tf))
+        raise UsageError(
+            _(
+                "--tf {version}: the magic runs this kernel's TensorFlow; other "
+                "versions need a playground server (--server URL)"
+            ).format(version=args.tf)
+        )
     config = load_settings()
     job = dataclasses.replace(job_request.to_job(request, config), language=request.language)
     require_tensorflow()
     from ..engine import analyze
+
     if args.compare is None:
         return ReportView(analyze(job, progress, namespace), request.source, request.language)
     spec = compare.parse(args.compare)
     if spec.kind == "tf":
-        raise UsageError(_("--compare {spec}: the magic runs this kernel's TensorFlow only; "
-                           "compare versions on a playground server (--server URL)").format(
-            spec=args.compare))
+        raise UsageError(
+            _(
+                "--compare {spec}: the magic runs this kernel's TensorFlow only; "
+                "compare versions on a playground server (--server URL)"
+            ).format(spec=args.compare)
+        )
     job_b: Job = compare.plan(spec, job, config)
     a = analyze(job, progress, namespace)
     b = analyze(job_b, progress, dict(namespace))  # side b leaves the notebook as side a left it
-    return ComparisonView(compare.compare(spec, job, job_b, a, b), request.source,
-                          request.language)
+    return ComparisonView(compare.compare(spec, job, job_b, a, b), request.source, request.language)
 
 
 @magics_class
@@ -178,8 +196,13 @@ class PlaygroundMagics(Magics):
             args = parse(cell_parser(), line)
         except _HelpShown:
             return None
-        return run_cell(args, cell, self.shell.user_ns, self.shell.execution_count,
-                        live=getattr(self.shell, "kernel", None) is not None)
+        return run_cell(
+            args,
+            cell,
+            self.shell.user_ns,
+            self.shell.execution_count,
+            live=getattr(self.shell, "kernel", None) is not None,
+        )
 
     @line_magic
     def tf_playground_explain(self, line: str) -> Any:
@@ -191,11 +214,12 @@ class PlaygroundMagics(Magics):
         with i18n.using(language):
             try:
                 function = self.shell.ev(args.function)
-            except Exception as e:  # the user's expression: its error, in one line
+            except Exception as e:  # noqa: BLE001 - the user's expression: its error, in one line
                 raise UsageError(f"{args.function}: {type(e).__name__}: {e}") from None
             try:
                 require_tensorflow()
                 from ..engine.explain import explain
+
                 return ExplanationView(explain(function, args.function), language)
             except PlaygroundError as e:
                 raise UsageError(str(e)) from None

@@ -12,41 +12,48 @@ Plain data, no TensorFlow: the CLI and the UI parse and diff here; the executor 
     op_count        function, detail       ops as traced / after Grappler (detail says which)
     timing          function, detail       median seconds per call of one mode (detail: the mode)
 """
+
 from __future__ import annotations
 
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
 from ..contract import specs, versions
 from ..contract.config import Settings
 from ..contract.errors import SpecError
 from ..contract.i18n import _
-from ..contract.job import CallRecord, ErrorInfo, FunctionReport, Report, from_dict, to_dict, Job
+from ..contract.job import CallRecord, ErrorInfo, FunctionReport, Job, Report, from_dict, to_dict
 
 KINDS = ("tf", "reduce_retracing", "jit_compile", "signature")
 DIFFERENCE_KINDS = ("tracing_count", "retraced", "reason", "output", "error", "op_count", "timing")
 # The option names users know from older tutorials, read as today's.
-ALIASES = {"experimental_relax_shapes": "reduce_retracing", "input_signature": "signature",
-           "xla": "jit_compile"}
+ALIASES = {
+    "experimental_relax_shapes": "reduce_retracing",
+    "input_signature": "signature",
+    "xla": "jit_compile",
+}
 _TRUE, _FALSE = ("true", "on", "1", "yes"), ("false", "off", "0", "no")
 _VERSION_RE = re.compile(r"^\d+\.\d+(\.\d+)?([a-z]+\d*)?$")
 
 
 def accepted_forms() -> str:
-    return _("accepted: tf=VERSION (e.g. tf=2.15.1, or tf=default), reduce_retracing[=on|off], "
-             "jit_compile[=on|off], signature=SPECS (e.g. signature=float32[None]; "
-             "signature= for none)")
+    return _(
+        "accepted: tf=VERSION (e.g. tf=2.15.1, or tf=default), reduce_retracing[=on|off], "
+        "jit_compile[=on|off], signature=SPECS (e.g. signature=float32[None]; "
+        "signature= for none)"
+    )
 
 
 @dataclass(frozen=True)
 class CompareSpec:
     """What side b changes: a TF version, a flag (None: the opposite of side a's), a signature."""
 
-    kind: str                               # one of KINDS
-    value: Union[str, bool, None] = None    # tf: the version; signature: SPECS ("" none); flag
+    kind: str  # one of KINDS
+    value: str | bool | None = None  # tf: the version; signature: SPECS ("" none); flag
 
     def __str__(self) -> str:
         if self.kind == "tf":
@@ -63,31 +70,44 @@ def parse(text: str) -> CompareSpec:
     name = ALIASES.get(name.strip(), name.strip())
     value = value.strip()
     if name not in KINDS:
-        raise SpecError(_("compare {text!r}: unknown option {name!r}; {forms}").format(
-            text=raw, name=name, forms=accepted_forms()))
+        raise SpecError(
+            _("compare {text!r}: unknown option {name!r}; {forms}").format(
+                text=raw, name=name, forms=accepted_forms()
+            )
+        )
     if name == "tf":
-        if value == "default":   # the default install, e.g. against `--tf 2.15.1` on side a
+        if value == "default":  # the default install, e.g. against `--tf 2.15.1` on side a
             return CompareSpec("tf", "")
         if not _VERSION_RE.match(value):
-            raise SpecError(_("compare {text!r}: {value!r} is not a TensorFlow version; "
-                              "{forms}").format(text=raw, value=value, forms=accepted_forms()))
+            raise SpecError(
+                _("compare {text!r}: {value!r} is not a TensorFlow version; {forms}").format(
+                    text=raw, value=value, forms=accepted_forms()
+                )
+            )
         return CompareSpec("tf", value)
     if name == "signature":
         if not eq:
-            raise SpecError(_("compare {text!r}: the signature is missing; {forms}").format(
-                text=raw, forms=accepted_forms()))
+            raise SpecError(
+                _("compare {text!r}: the signature is missing; {forms}").format(
+                    text=raw, forms=accepted_forms()
+                )
+            )
         try:
             parsed = specs.parse_signature(value)
         except SpecError as error:
-            raise SpecError(_("compare {text!r}: {error}; {forms}").format(
-                text=raw, error=error, forms=accepted_forms())) from None
+            raise SpecError(
+                _("compare {text!r}: {error}; {forms}").format(text=raw, error=error, forms=accepted_forms())
+            ) from None
         return CompareSpec("signature", ", ".join(str(s) for s in parsed))
     if not eq:
         return CompareSpec(name, None)
     if value.lower() in _TRUE + _FALSE:
         return CompareSpec(name, value.lower() in _TRUE)
-    raise SpecError(_("compare {text!r}: {name} takes on or off, got {value!r}; {forms}").format(
-        text=raw, name=name, value=value, forms=accepted_forms()))
+    raise SpecError(
+        _("compare {text!r}: {name} takes on or off, got {value!r}; {forms}").format(
+            text=raw, name=name, value=value, forms=accepted_forms()
+        )
+    )
 
 
 def side_b(job: Job, spec: CompareSpec) -> Job:
@@ -101,8 +121,11 @@ def side_b(job: Job, spec: CompareSpec) -> Job:
         wanted = (not current) if spec.value is None else bool(spec.value)
         changed = dataclasses.replace(job, **{spec.kind: wanted})
     if changed == job:
-        raise SpecError(_("compare {spec}: side a already runs with it, so both sides would be "
-                          "the same; {forms}").format(spec=spec, forms=accepted_forms()))
+        raise SpecError(
+            _("compare {spec}: side a already runs with it, so both sides would be the same; {forms}").format(
+                spec=spec, forms=accepted_forms()
+            )
+        )
     return changed
 
 
@@ -128,12 +151,12 @@ def describe(job: Job, spec: CompareSpec) -> str:
 class Difference:
     """One way the sides differ, with both values and where (function, call index)."""
 
-    kind: str                               # one of DIFFERENCE_KINDS
+    kind: str  # one of DIFFERENCE_KINDS
     a: Any
     b: Any
-    function: Optional[str] = None
-    call: Optional[int] = None              # 0-based, as CallRecord.index
-    detail: str = ""                        # op_count: traced | after_grappler; timing: the mode
+    function: str | None = None
+    call: int | None = None  # 0-based, as CallRecord.index
+    detail: str = ""  # op_count: traced | after_grappler; timing: the mode
 
 
 @dataclass(frozen=True)
@@ -144,7 +167,7 @@ class Comparison:
     a: Report
     b: Report
     differences: list[Difference] = field(default_factory=list)
-    side_a: str = ""                        # describe() of each side
+    side_a: str = ""  # describe() of each side
     side_b: str = ""
 
     @property
@@ -155,25 +178,25 @@ class Comparison:
         return json.dumps({"compare": to_dict(self)}, **kwargs)
 
     @classmethod
-    def from_json(cls, text: str) -> "Comparison":
+    def from_json(cls, text: str) -> Comparison:
         return from_dict(cls, json.loads(text)["compare"])
 
 
 ERROR_CHARS = 300
 
 
-def error_text(error: Optional[ErrorInfo]) -> Optional[str]:
-    """"TypeError: <first line>": the line Python and TF lead with (XLA's later lines are noise)."""
+def error_text(error: ErrorInfo | None) -> str | None:
+    """ "TypeError: <first line>": the line Python and TF lead with (XLA's later lines are noise)."""
     if error is None:
         return None
     lines = [line for line in error.message.strip().splitlines() if line.strip()]
     if not lines:
         return error.type
-    first = lines[0] if len(lines[0]) <= ERROR_CHARS else lines[0][:ERROR_CHARS - 1] + "…"
+    first = lines[0] if len(lines[0]) <= ERROR_CHARS else lines[0][: ERROR_CHARS - 1] + "…"
     return f"{error.type}: {first}"
 
 
-def _report_error(report: Report) -> Optional[str]:
+def _report_error(report: Report) -> str | None:
     """The run's own error, or how it was stopped; a call that raised is a call's difference."""
     if report.error is not None:
         return error_text(report.error)
@@ -189,13 +212,18 @@ def _calls(a: FunctionReport, b: FunctionReport) -> list[Difference]:
     return found
 
 
-def _call(name: str, index: int, ca: Optional[CallRecord],
-          cb: Optional[CallRecord]) -> list[Difference]:
+def _call(name: str, index: int, ca: CallRecord | None, cb: CallRecord | None) -> list[Difference]:
     def at(kind: str, va: Any, vb: Any) -> Difference:
         return Difference(kind, va, vb, function=name, call=index)
-    if ca is None or cb is None:   # one side's run stopped before this call
-        return [at("error", error_text(ca.error) if ca else _("did not run"),
-                   error_text(cb.error) if cb else _("did not run"))]
+
+    if ca is None or cb is None:  # one side's run stopped before this call
+        return [
+            at(
+                "error",
+                error_text(ca.error) if ca else _("did not run"),
+                error_text(cb.error) if cb else _("did not run"),
+            )
+        ]
     found = []
     if ca.retraced != cb.retraced:
         found.append(at("retraced", ca.retraced, cb.retraced))
@@ -211,8 +239,10 @@ def _call(name: str, index: int, ca: Optional[CallRecord],
 
 def _graph(a: FunctionReport, b: FunctionReport) -> list[Difference]:
     found = []
-    for detail, read in (("traced", lambda g: g.op_count),
-                         ("after_grappler", lambda g: g.op_count_optimized)):
+    for detail, read in (
+        ("traced", lambda g: g.op_count),
+        ("after_grappler", lambda g: g.op_count_optimized),
+    ):
         va = read(a.graph) if a.graph else None
         vb = read(b.graph) if b.graph else None
         if va != vb:
@@ -233,8 +263,11 @@ def _modes(function: FunctionReport) -> dict[str, float]:
 def _timing(a: FunctionReport, b: FunctionReport) -> list[Difference]:
     """Every mode either side timed: two measurements are never equal, so each is a difference."""
     ma, mb = _modes(a), _modes(b)
-    return [Difference("timing", ma.get(mode), mb.get(mode), function=a.name, detail=mode)
-            for mode in ("eager", "graph", "xla") if mode in ma or mode in mb]
+    return [
+        Difference("timing", ma.get(mode), mb.get(mode), function=a.name, detail=mode)
+        for mode in ("eager", "graph", "xla")
+        if mode in ma or mode in mb
+    ]
 
 
 def differences(a: Report, b: Report) -> list[Difference]:
@@ -244,25 +277,37 @@ def differences(a: Report, b: Report) -> list[Difference]:
     if ea != eb:
         found.append(Difference("error", ea, eb))
     by_name_b = {f.name: f for f in b.functions}
-    names = [f.name for f in a.functions] + [f.name for f in b.functions
-                                             if f.name not in {g.name for g in a.functions}]
+    names = [f.name for f in a.functions] + [
+        f.name for f in b.functions if f.name not in {g.name for g in a.functions}
+    ]
     by_name_a = {f.name: f for f in a.functions}
     for name in names:
         fa, fb = by_name_a.get(name), by_name_b.get(name)
         if fa is None or fb is None:  # a function that exists on one side only
-            found.append(Difference("tracing_count", fa.tracing_count if fa else None,
-                                    fb.tracing_count if fb else None, function=name))
+            found.append(
+                Difference(
+                    "tracing_count",
+                    fa.tracing_count if fa else None,
+                    fb.tracing_count if fb else None,
+                    function=name,
+                )
+            )
             continue
         if fa.tracing_count != fb.tracing_count:
-            found.append(Difference("tracing_count", fa.tracing_count, fb.tracing_count,
-                                    function=name))
+            found.append(Difference("tracing_count", fa.tracing_count, fb.tracing_count, function=name))
         found += _calls(fa, fb) + _graph(fa, fb) + _timing(fa, fb)
     return found
 
 
 def compare(spec: CompareSpec, job_a: Job, job_b: Job, a: Report, b: Report) -> Comparison:
-    return Comparison(spec=str(spec), a=a, b=b, differences=differences(a, b),
-                      side_a=describe(job_a, spec), side_b=describe(job_b, spec))
+    return Comparison(
+        spec=str(spec),
+        a=a,
+        b=b,
+        differences=differences(a, b),
+        side_a=describe(job_a, spec),
+        side_b=describe(job_b, spec),
+    )
 
 
 Submit = Callable[[Job], Report]
@@ -274,6 +319,7 @@ def run_sides(submit: Submit, job_a: Job, job_b: Job, *, concurrent: bool) -> tu
     if not concurrent:
         return submit(job_a), submit(job_b)
     from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="compare") as threads:
         future_b = threads.submit(submit, job_b)
         report_a = submit(job_a)

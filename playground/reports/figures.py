@@ -1,6 +1,7 @@
 """The charts every front-end draws from a Report (the page, the notebook magic): plotly figures,
 in the current language; no Streamlit here. Their tables are in tables.py, which needs no
 plotly."""
+
 from __future__ import annotations
 
 import math
@@ -19,16 +20,30 @@ def tracing_figure(function: FunctionReport) -> go.Figure:
     calls = function.calls
     x = [c.index + 1 for c in calls]
     y = [c.tracing_count for c in calls]
-    figure = go.Figure(go.Scatter(
-        x=x, y=y, mode="lines+markers", line_shape="hv", name=_("tracing count"),
-        marker=dict(size=[14 if c.retraced else 8 for c in calls],
-                    color=["#d62728" if c.retraced else "#1f77b4" for c in calls]),
-        text=[plotly_text(reasons.text(c.reason)) if c.reason else _("reused graph") for c in calls],
-        hovertemplate=_("call %{x}: %{y} trace(s)") + "<br>%{text}<extra></extra>"))
-    figure.update_layout(title=_("Cumulative tracing count (red: this call traced)"),
-                         xaxis_title=_("call number"), yaxis_title=_("traces so far"),
-                         xaxis=dict(dtick=1), yaxis=dict(rangemode="tozero", dtick=1),
-                         height=320, margin=dict(l=40, r=10, t=50, b=40))
+    figure = go.Figure(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="lines+markers",
+            line_shape="hv",
+            name=_("tracing count"),
+            marker=dict(
+                size=[14 if c.retraced else 8 for c in calls],
+                color=["#d62728" if c.retraced else "#1f77b4" for c in calls],
+            ),
+            text=[plotly_text(reasons.text(c.reason)) if c.reason else _("reused graph") for c in calls],
+            hovertemplate=_("call %{x}: %{y} trace(s)") + "<br>%{text}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        title=_("Cumulative tracing count (red: this call traced)"),
+        xaxis_title=_("call number"),
+        yaxis_title=_("traces so far"),
+        xaxis=dict(dtick=1),
+        yaxis=dict(rangemode="tozero", dtick=1),
+        height=320,
+        margin=dict(l=40, r=10, t=50, b=40),
+    )
     return figure
 
 
@@ -41,26 +56,48 @@ def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure
     for name, mode in modes(timing).items():
         samples_us = [s * 1e6 for s in mode.samples_s]
         every += samples_us
-        figure.add_trace(go.Box(y=samples_us, name=mode_name(name),
-                                boxpoints="all" if points else "outliers",
-                                jitter=0.4, pointpos=0))
-    figure.update_layout(title=_("Steady-state time per call (first call excluded)"),
-                         yaxis_title=_("µs per call"), yaxis_type="log" if log else "linear",
-                         showlegend=False, height=340, margin=dict(l=50, r=10, t=50, b=40))
+        figure.add_trace(
+            go.Box(
+                y=samples_us,
+                name=mode_name(name),
+                boxpoints="all" if points else "outliers",
+                jitter=0.4,
+                pointpos=0,
+            )
+        )
+    figure.update_layout(
+        title=_("Steady-state time per call (first call excluded)"),
+        yaxis_title=_("µs per call"),
+        yaxis_type="log" if log else "linear",
+        showlegend=False,
+        height=340,
+        margin=dict(l=50, r=10, t=50, b=40),
+    )
     if log and every and min(every) > 0:
         ticks = log_ticks(every)
         figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     return figure
 
 
-
 def phases_figure(timing: Timing) -> go.Figure:
     names = list(modes(timing))
-    figure = go.Figure([go.Bar(name=_(PHASE_NAMES[phase]), x=[mode_name(n) for n in names],
-                               y=[timing.phases.get(m, {}).get(phase, 0.0) * 1000 for m in names])
-                        for phase in PHASES])
-    figure.update_layout(barmode="stack", title=_("First call: trace + compile + run"),
-                         yaxis_title=_("ms"), height=340, margin=dict(l=50, r=10, t=50, b=40))
+    figure = go.Figure(
+        [
+            go.Bar(
+                name=_(PHASE_NAMES[phase]),
+                x=[mode_name(n) for n in names],
+                y=[timing.phases.get(m, {}).get(phase, 0.0) * 1000 for m in names],
+            )
+            for phase in PHASES
+        ]
+    )
+    figure.update_layout(
+        barmode="stack",
+        title=_("First call: trace + compile + run"),
+        yaxis_title=_("ms"),
+        height=340,
+        margin=dict(l=50, r=10, t=50, b=40),
+    )
 
     return figure
 
@@ -76,15 +113,27 @@ def log_ticks(values: list[float]) -> list[float]:
 
 
 def op_types_figure(info: GraphInfo) -> go.Figure:
-    names = sorted(set(info.op_types) | set(info.op_types_optimized),
-                   key=lambda n: -info.op_types.get(n, 0))
-    shown = [plotly_text(n) for n in names]   # op types are the report's text: tick labels
-    figure = go.Figure([
-        go.Bar(name=_("traced ({n})").format(n=info.op_count), x=shown,
-               y=[info.op_types.get(n, 0) for n in names]),
-        go.Bar(name=_("after Grappler ({n})").format(n=info.op_count_optimized), x=shown,
-               y=[info.op_types_optimized.get(n, 0) for n in names]),
-    ])
-    figure.update_layout(barmode="group", title=_("Ops by type"), yaxis_title=_("ops"), height=320,
-                         margin=dict(l=40, r=10, t=50, b=40))
+    names = sorted(set(info.op_types) | set(info.op_types_optimized), key=lambda n: -info.op_types.get(n, 0))
+    shown = [plotly_text(n) for n in names]  # op types are the report's text: tick labels
+    figure = go.Figure(
+        [
+            go.Bar(
+                name=_("traced ({n})").format(n=info.op_count),
+                x=shown,
+                y=[info.op_types.get(n, 0) for n in names],
+            ),
+            go.Bar(
+                name=_("after Grappler ({n})").format(n=info.op_count_optimized),
+                x=shown,
+                y=[info.op_types_optimized.get(n, 0) for n in names],
+            ),
+        ]
+    )
+    figure.update_layout(
+        barmode="group",
+        title=_("Ops by type"),
+        yaxis_title=_("ops"),
+        height=320,
+        margin=dict(l=40, r=10, t=50, b=40),
+    )
     return figure

@@ -6,13 +6,12 @@ deterministic tensors the sandbox makes (playground/engine/values.py), the traci
 each call, the converted code, and a timeit cell when timing was on. `code_of` reads a `.py` or
 `.ipynb` file back into editor text, dropping what plain Python cannot run.
 """
+
 from __future__ import annotations
 
 import inspect
-
 import json
 from dataclasses import dataclass, field
-from typing import Optional
 
 import nbformat
 from nbformat import v4
@@ -25,9 +24,10 @@ from .safe_text import markdown_literal
 
 # The engine's own function, so a notebook's calls see the tensors the playground's calls saw.
 MAKE_TENSOR = inspect.getsource(seeded.make_tensor).replace(
-    "def make_tensor(dtype: Any, shape: tuple, seed: int) -> Any:", "def make_tensor(dtype, shape, seed):")
+    "def make_tensor(dtype: Any, shape: tuple, seed: int) -> Any:", "def make_tensor(dtype, shape, seed):"
+)
 
-MAX_NOTEBOOK_BYTES = 4 << 20   # a notebook opened into the editor; outputs make them big
+MAX_NOTEBOOK_BYTES = 4 << 20  # a notebook opened into the editor; outputs make them big
 
 
 def _arg(arg: object, seed: int) -> str:
@@ -69,7 +69,7 @@ def _function_cell(job: Job) -> str:
     return "\n".join(lines)
 
 
-def _recorded(report: Optional[Report], job: Job) -> dict[int, int]:
+def _recorded(report: Report | None, job: Job) -> dict[int, int]:
     """Call index -> the tracing count the playground saw, for the entry function. A report is
     a worker's word: what is not a whole number is left out, never written into a cell."""
     if report is None:
@@ -93,70 +93,100 @@ def _comment(text: str) -> str:
 
 
 def _timing_cell(call: CallSpec, index: int, jit: bool) -> str:
-    lines = ["import timeit", "",
-             "# The last call of the plan, timed eager (the plain Python function) and as a graph.",
-             f"call = lambda fn: {call_expression(call, index, 'fn')}",
-             "eager_fn = f.python_function",
-             "graph_fn = f",
-             "call(graph_fn)  # trace once, outside the clock"]
+    lines = [
+        "import timeit",
+        "",
+        "# The last call of the plan, timed eager (the plain Python function) and as a graph.",
+        f"call = lambda fn: {call_expression(call, index, 'fn')}",
+        "eager_fn = f.python_function",
+        "graph_fn = f",
+        "call(graph_fn)  # trace once, outside the clock",
+    ]
     modes = [("eager", "eager_fn"), ("graph", "graph_fn")]
     if jit:
         lines += ["xla_fn = tf.function(f.python_function, jit_compile=True)", "call(xla_fn)"]
         modes.append(("XLA", "xla_fn"))
     lines.append("for label, fn in [" + ", ".join(f"({m!r}, {v})" for m, v in modes) + "]:")
     lines.append("    runs, total = timeit.Timer(lambda: call(fn)).autorange()")
-    lines.append("    print(f\"{label}: {total / runs * 1e6:.1f} us per call ({runs} calls)\")")
+    lines.append('    print(f"{label}: {total / runs * 1e6:.1f} us per call ({runs} calls)")')
     return "\n".join(lines)
 
 
-def build(job: Job, report: Optional[Report] = None) -> nbformat.NotebookNode:
+def build(job: Job, report: Report | None = None) -> nbformat.NotebookNode:
     """A notebook that reproduces `job` in plain TensorFlow (no playground needed)."""
     nb = v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     version = report.tensorflow_version if report else ""
-    intro = [_("# tf.function playground run"), "",
-             _("This notebook reproduces a playground run in plain TensorFlow (the playground "
-               "ran TensorFlow {version}).").format(version=markdown_literal(version)) if version else
-             _("This notebook reproduces a playground run in plain TensorFlow.")]
+    intro = [
+        _("# tf.function playground run"),
+        "",
+        _(
+            "This notebook reproduces a playground run in plain TensorFlow (the playground "
+            "ran TensorFlow {version})."
+        ).format(version=markdown_literal(version))
+        if version
+        else _("This notebook reproduces a playground run in plain TensorFlow."),
+    ]
 
-    cells = [v4.new_markdown_cell("\n".join(intro)),
-             v4.new_code_cell("import numpy as np\nimport tensorflow as tf\n\nprint(tf.__version__)"),
-             v4.new_markdown_cell(_("## Your code")),
-             v4.new_code_cell(job.source.rstrip("\n"))]
+    cells = [
+        v4.new_markdown_cell("\n".join(intro)),
+        v4.new_code_cell("import numpy as np\nimport tensorflow as tf\n\nprint(tf.__version__)"),
+        v4.new_markdown_cell(_("## Your code")),
+        v4.new_code_cell(job.source.rstrip("\n")),
+    ]
     if job.function is None:
-        cells.append(v4.new_markdown_cell(_("The code ran as a script: the cell above is the whole run. "
-                                            "Each `tf.function` it left in the module, and its traces:")))
-        cells.append(v4.new_code_cell(
-            "for name, value in list(globals().items()):\n"
-            "    if hasattr(value, 'experimental_get_tracing_count'):\n"
-            "        print(name, 'traced', value.experimental_get_tracing_count(), 'time(s)')\n"
-            "        print(tf.autograph.to_code(value.python_function))"))
+        cells.append(
+            v4.new_markdown_cell(
+                _(
+                    "The code ran as a script: the cell above is the whole run. "
+                    "Each `tf.function` it left in the module, and its traces:"
+                )
+            )
+        )
+        cells.append(
+            v4.new_code_cell(
+                "for name, value in list(globals().items()):\n"
+                "    if hasattr(value, 'experimental_get_tracing_count'):\n"
+                "        print(name, 'traced', value.experimental_get_tracing_count(), 'time(s)')\n"
+                "        print(tf.autograph.to_code(value.python_function))"
+            )
+        )
         nb.cells = cells
         return nb
     recorded = _recorded(report, job)
     calls = [parse_call(text) for text in job.calls]
-    cells += [v4.new_markdown_cell(_("## The call plan\n\nTensors get deterministic values: the same "
-                                     "as in the playground's run.")),
-              v4.new_code_cell(MAKE_TENSOR),
-              v4.new_code_cell(_function_cell(job))]
+    cells += [
+        v4.new_markdown_cell(
+            _("## The call plan\n\nTensors get deterministic values: the same as in the playground's run.")
+        ),
+        v4.new_code_cell(MAKE_TENSOR),
+        v4.new_code_cell(_function_cell(job)),
+    ]
     for index, (text, call) in enumerate(zip(job.calls, calls)):
-        expected = (f"  # the playground saw {int(recorded[index])}" if index in recorded else "")
-        cells.append(v4.new_code_cell(
-            f"# Call {index + 1}: {_comment(text)}\n"
-            f"result = {call_expression(call, index)}\n"
-            f"print(result)\n"
-            f"print('tracing count:', f.experimental_get_tracing_count()){expected}"))
-    cells += [v4.new_markdown_cell(_("## What AutoGraph made of it")),
-              v4.new_code_cell("print(tf.autograph.to_code(f.python_function))")]
+        expected = f"  # the playground saw {int(recorded[index])}" if index in recorded else ""
+        cells.append(
+            v4.new_code_cell(
+                f"# Call {index + 1}: {_comment(text)}\n"
+                f"result = {call_expression(call, index)}\n"
+                f"print(result)\n"
+                f"print('tracing count:', f.experimental_get_tracing_count()){expected}"
+            )
+        )
+    cells += [
+        v4.new_markdown_cell(_("## What AutoGraph made of it")),
+        v4.new_code_cell("print(tf.autograph.to_code(f.python_function))"),
+    ]
     if job.timing and calls:
-        cells += [v4.new_markdown_cell(_("## Timing")),
-                  v4.new_code_cell(_timing_cell(calls[-1], len(calls) - 1, job.jit_compile))]
+        cells += [
+            v4.new_markdown_cell(_("## Timing")),
+            v4.new_code_cell(_timing_cell(calls[-1], len(calls) - 1, job.jit_compile)),
+        ]
     nb.cells = cells
     return nb
 
 
-def dumps(job: Job, report: Optional[Report] = None) -> str:
+def dumps(job: Job, report: Report | None = None) -> str:
     nb = build(job, report)
     nbformat.validate(nb)
     return nbformat.writes(nb)

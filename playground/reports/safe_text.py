@@ -7,6 +7,7 @@ st.caption, st.info and its kin, metric values and labels, expander, tab and wid
 of HTML in titles, tick labels and hover texts; a terminal obeys escape sequences. One helper
 per place, used wherever a report's string meets it. Pure: no Streamlit, no plotly here.
 """
+
 from __future__ import annotations
 
 import html
@@ -26,8 +27,10 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _BACKTICKS = re.compile(r"`+")
 # Terminal control: ESC sequences (CSI, OSC up to BEL or ST, two-character ones), then every
 # other C0 and C1 control except newline and tab. DEL too.
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
-                   r"|[\x9b][0-?]*[ -/]*[@-~]|[\x9d][^\x07\x9c]*[\x07\x9c]?")
+_ANSI = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
+    r"|[\x9b][0-?]*[ -/]*[@-~]|[\x9d][^\x07\x9c]*[\x07\x9c]?"
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -69,20 +72,23 @@ def terminal_text(text: object) -> str:
 def unescape_markdown(markdown: str) -> str:
     """What a reader sees of markdown_literal's output (its inverse): for tests and for text
     that must be compared with the original."""
-    return re.sub(r"\\([" + re.escape(string.punctuation) + "])", r"\1",
-                  markdown.replace(WORD_JOINER, ""))
+    return re.sub(r"\\([" + re.escape(string.punctuation) + "])", r"\1", markdown.replace(WORD_JOINER, ""))
 
 
 # The engine's drawing of a graph (engine/graphs.py, to_dot), line by line. Graphviz turns
 # attributes into links (href, URL) and images, so a drawing is redrawn from these shapes only.
-_NAME = r"[A-Za-z0-9_.>/-]+"      # a TensorFlow node name or op type: no quote, no backslash
-_DOT_HEAD = ("digraph G {", "  rankdir=TB;",
-             '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname="Helvetica", '
-             "fontsize=10];")
+_NAME = r"[A-Za-z0-9_.>/-]+"  # a TensorFlow node name or op type: no quote, no backslash
+_DOT_HEAD = (
+    "digraph G {",
+    "  rankdir=TB;",
+    '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", fontname="Helvetica", fontsize=10];',
+)
 _DOT_NODE = re.compile(rf'  "({_NAME})" \[label="({_NAME})\\n({_NAME})"\];')
 _DOT_EDGE = re.compile(rf'  "({_NAME})" -> "({_NAME})"( \[style=dashed\])?;')
-_DOT_MORE = re.compile(r'  more \[label="\.\.\. ([0-9]{1,9}) more ops not drawn", shape=note, '
-                       r'fillcolor="#fff4d6"\];')
+_DOT_MORE = re.compile(
+    r'  more \[label="\.\.\. ([0-9]{1,9}) more ops not drawn", shape=note, '
+    r'fillcolor="#fff4d6"\];'
+)
 
 
 def graph_dot(dot: str) -> str:
@@ -98,8 +104,9 @@ def graph_dot(dot: str) -> str:
         elif edge := _DOT_EDGE.fullmatch(line):
             out.append(f'  "{edge[1]}" -> "{edge[2]}"' + (" [style=dashed]" if edge[3] else "") + ";")
         elif more := _DOT_MORE.fullmatch(line):
-            out.append(f'  more [label="... {int(more[1])} more ops not drawn", shape=note, '
-                       'fillcolor="#fff4d6"];')
+            out.append(
+                f'  more [label="... {int(more[1])} more ops not drawn", shape=note, fillcolor="#fff4d6"];'
+            )
         else:
             return ""
     return "\n".join(out + ["}"])

@@ -4,9 +4,11 @@ Implementations: the local sandboxed worker pool (playground.sandbox, the defaul
 executor (playground.runs.ray.executor, PLAYGROUND_EXECUTOR=ray). Tests may pass any object with the
 same two methods, e.g. one that returns a recorded report.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Optional, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from ..contract.config import Settings
 from ..contract.errors import LimitError
@@ -25,7 +27,7 @@ OnEvent = Callable[[dict], None]
 
 
 class Executor(Protocol):
-    def submit(self, job: Job, on_event: Optional[OnEvent] = None) -> Report: ...
+    def submit(self, job: Job, on_event: OnEvent | None = None) -> Report: ...
 
     def close(self) -> None: ...
 
@@ -33,9 +35,11 @@ class Executor(Protocol):
 def make_executor(settings: Settings) -> Executor:
     if settings.executor == "local":
         from ..sandbox.versioned import VersionedPool
+
         return VersionedPool(settings)
     if settings.executor == "ray":
         from .ray.executor import RayExecutor
+
         return DefaultVersionOnly(RayExecutor.from_settings(settings))
     raise LimitError(f"unknown PLAYGROUND_EXECUTOR {settings.executor!r}: use local or ray")
 
@@ -47,12 +51,14 @@ class DefaultVersionOnly:
     def __init__(self, inner: Executor) -> None:
         self.inner = inner
 
-    def submit(self, job: Job, on_event: Optional[OnEvent] = None, **kwargs: object) -> Report:
+    def submit(self, job: Job, on_event: OnEvent | None = None, **kwargs: object) -> Report:
         from ..contract import versions
+
         if job.tf_version:
-            message = _("PLAYGROUND_EXECUTOR=ray runs the default TensorFlow only; "
-                        "TensorFlow {version} needs the local executor").format(
-                            version=job.tf_version)
+            message = _(
+                "PLAYGROUND_EXECUTOR=ray runs the default TensorFlow only; "
+                "TensorFlow {version} needs the local executor"
+            ).format(version=job.tf_version)
             return versions.error_report(job, versions.VersionError(message))
         return self.inner.submit(job, on_event, **kwargs)  # type: ignore[call-arg]
 

@@ -19,6 +19,7 @@ Refusals, each with a message that names the limit and when to come back:
     ended in the last minute (a client whose jobs keep hitting the timeout pays for them);
   - the whole queue is full (`queue_limit`).
 """
+
 from __future__ import annotations
 
 import collections
@@ -26,22 +27,22 @@ import itertools
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from ..contract.config import Settings
 from ..contract.errors import LimitError
-from .executor import Executor, OnEvent
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from .executor import Executor, OnEvent
 
 WINDOW_S = 60.0
 
 
 @dataclass(frozen=True)
 class ClientLimits:
-    slots: int = 2                     # jobs in the executor at once (the pool's size)
-    background: int = 0                # more jobs at once, while that many run demoted
+    slots: int = 2  # jobs in the executor at once (the pool's size)
+    background: int = 0  # more jobs at once, while that many run demoted
     running_per_client: int = 1
     queued_per_client: int = 2
     runs_per_minute: int = 20
@@ -49,14 +50,16 @@ class ClientLimits:
     queue_limit: int = 16
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "ClientLimits":
-        return cls(slots=settings.fair_slots or settings.pool_size,
-                   background=settings.background_slots,
-                   running_per_client=settings.client_running,
-                   queued_per_client=settings.client_queued,
-                   runs_per_minute=settings.runs_per_minute,
-                   seconds_per_minute=settings.client_seconds_per_minute,
-                   queue_limit=settings.queue_limit)
+    def from_settings(cls, settings: Settings) -> ClientLimits:
+        return cls(
+            slots=settings.fair_slots or settings.pool_size,
+            background=settings.background_slots,
+            running_per_client=settings.client_running,
+            queued_per_client=settings.client_queued,
+            runs_per_minute=settings.runs_per_minute,
+            seconds_per_minute=settings.client_seconds_per_minute,
+            queue_limit=settings.queue_limit,
+        )
 
 
 class _Ticket:
@@ -82,11 +85,11 @@ class FairQueue:
         self.limits = limits
         self.clock = clock
         self._cond = threading.Condition()
-        self._waiting: list[_Ticket] = []                 # kept sorted by (round, arrival)
+        self._waiting: list[_Ticket] = []  # kept sorted by (round, arrival)
         self._running: collections.Counter[str] = collections.Counter()
-        self._demoted = 0                                 # running jobs now at nice 19
-        self._last_round: dict[str, int] = {}             # of each client's latest job
-        self._round = 0                                   # of the latest job admitted
+        self._demoted = 0  # running jobs now at nice 19
+        self._last_round: dict[str, int] = {}  # of each client's latest job
+        self._round = 0  # of the latest job admitted
         self._seq = itertools.count()
         self._starts: dict[str, collections.deque[float]] = {}
         self._charges: dict[str, collections.deque[tuple[float, float]]] = {}
@@ -111,39 +114,56 @@ class FairQueue:
         now, limits = self.clock(), self.limits
         queued = sum(1 for t in self._waiting if t.client == client)
         if queued >= limits.queued_per_client:
-            raise LimitError(_("You already have {queued} run(s) waiting (from another tab?). "
-                               "Your code and settings are kept; run again when one has "
-                               "finished.").format(queued=queued), retry_after_s=self.eta_s(1))
+            raise LimitError(
+                _(
+                    "You already have {queued} run(s) waiting (from another tab?). "
+                    "Your code and settings are kept; run again when one has "
+                    "finished."
+                ).format(queued=queued),
+                retry_after_s=self.eta_s(1),
+            )
         starts = _recent(self._starts.get(client), now)
         if len(starts) >= limits.runs_per_minute:
             wait = WINDOW_S - (now - starts[0])
-            raise LimitError(_("Rate limit: at most {n} runs a minute per visitor. Your code and "
-                               "settings are kept; try again in {s:.0f} s.").format(
-                n=limits.runs_per_minute, s=max(wait, 1)), retry_after_s=max(wait, 1))
+            raise LimitError(
+                _(
+                    "Rate limit: at most {n} runs a minute per visitor. Your code and "
+                    "settings are kept; try again in {s:.0f} s."
+                ).format(n=limits.runs_per_minute, s=max(wait, 1)),
+                retry_after_s=max(wait, 1),
+            )
         charges = _recent(self._charges.get(client), now, key=lambda c: c[0])
         used = sum(seconds for _end, seconds in charges)
         if used >= limits.seconds_per_minute:
             wait = max(WINDOW_S - (now - charges[0][0]), 1)
-            raise LimitError(_("Sandbox time limit: your runs used {used:.0f} s of sandbox time "
-                               "in the last minute (at most {limit:.0f} s per visitor). Your code "
-                               "and settings are kept; try again in {s:.0f} s.").format(
-                used=used, limit=limits.seconds_per_minute, s=wait), retry_after_s=wait)
+            raise LimitError(
+                _(
+                    "Sandbox time limit: your runs used {used:.0f} s of sandbox time "
+                    "in the last minute (at most {limit:.0f} s per visitor). Your code "
+                    "and settings are kept; try again in {s:.0f} s."
+                ).format(used=used, limit=limits.seconds_per_minute, s=wait),
+                retry_after_s=wait,
+            )
         if len(self._waiting) >= limits.queue_limit:
             eta = self.eta_s(len(self._waiting))
-            raise LimitError(_("Busy: {n} runs are waiting; try again in about {s} s.").format(
-                n=len(self._waiting), s=eta), retry_after_s=eta)
+            raise LimitError(
+                _("Busy: {n} runs are waiting; try again in about {s} s.").format(
+                    n=len(self._waiting), s=eta
+                ),
+                retry_after_s=eta,
+            )
 
     # -- serving ---------------------------------------------------------------------------
     def _admit(self) -> None:
         """With the lock held: fill free slots with the earliest eligible jobs."""
         limits = self.limits
         while True:
-            running = sum(self._running.values())   # demoted ones count only as background
-            if running - self._demoted >= limits.slots or \
-                    running >= limits.slots + limits.background:
+            running = sum(self._running.values())  # demoted ones count only as background
+            if running - self._demoted >= limits.slots or running >= limits.slots + limits.background:
                 return
-            ticket = next((t for t in self._waiting
-                           if self._running[t.client] < limits.running_per_client), None)
+            ticket = next(
+                (t for t in self._waiting if self._running[t.client] < limits.running_per_client), None
+            )
             if ticket is None:
                 return
             self._waiting.remove(ticket)
@@ -167,14 +187,20 @@ class FairQueue:
 
     def wait(self, ticket: _Ticket, emit: OnEvent) -> None:
         """Blocks until the ticket is admitted, telling the client its place when it moves."""
-        told: Optional[tuple[int, bool]] = None
+        told: tuple[int, bool] | None = None
         with self._cond:
             while not ticket.admitted:
-                place = self.position(ticket)        # the condition's lock is re-entrant
+                place = self.position(ticket)  # the condition's lock is re-entrant
                 own = self._running[ticket.client] >= self.limits.running_per_client
                 if (place, own) != told:
-                    emit({"event": "queued", "position": place,   # jobs ahead of this one
-                          "eta_s": self.eta_s(place + 1), "behind_own_run": own})
+                    emit(
+                        {
+                            "event": "queued",
+                            "position": place,  # jobs ahead of this one
+                            "eta_s": self.eta_s(place + 1),
+                            "behind_own_run": own,
+                        }
+                    )
                     told = (place, own)
                 self._cond.wait(1.0)
 
@@ -185,8 +211,7 @@ class FairQueue:
                 self._running[ticket.client] -= 1
                 self._demoted -= ticket.demoted
                 self._durations.append(seconds)
-                self._charges.setdefault(ticket.client, collections.deque()).append(
-                    (self.clock(), seconds))
+                self._charges.setdefault(ticket.client, collections.deque()).append((self.clock(), seconds))
             elif ticket in self._waiting:
                 self._waiting.remove(ticket)
             self._admit()
@@ -197,7 +222,7 @@ class FairQueue:
         return int(round(jobs_ahead * typical / max(self.limits.slots, 1)))
 
 
-def _recent(stamps: Optional[collections.deque], now: float, key: Callable = lambda s: s) -> list:
+def _recent(stamps: collections.deque | None, now: float, key: Callable = lambda s: s) -> list:
     """Drops what is older than the window from the left of the deque; returns the rest."""
     if not stamps:
         return []
@@ -213,11 +238,10 @@ class FairExecutor:
         self.executor = executor
         self.queue = FairQueue(limits)
 
-    def submit(self, job: Job, on_event: Optional[OnEvent] = None,
-               client: str = "anonymous") -> Report:
+    def submit(self, job: Job, on_event: OnEvent | None = None, client: str = "anonymous") -> Report:
         emit = on_event or (lambda event: None)
         ticket = self.queue.enter(client)
-        started: Optional[float] = None        # set once the job holds a slot
+        started: float | None = None  # set once the job holds a slot
         try:
             self.queue.wait(ticket, emit)
             started = time.monotonic()

@@ -1,16 +1,17 @@
 """Service plumbing for the hosted app: an executor that rebuilds a dead pool, and the one log
 line per run (who, how long, how it ended, how isolated; never the user's code)."""
+
 from __future__ import annotations
 
 import hashlib
 import logging
 import threading
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ..contract.errors import SandboxError
-from .executor import Executor, OnEvent
 from ..contract.job import Job, Report
+from .executor import Executor, OnEvent
 
 log = logging.getLogger("playground.runs")
 
@@ -34,7 +35,7 @@ class RestartingExecutor:
     def __init__(self, factory: Callable[[], Executor]) -> None:
         self._factory = factory
         self._lock = threading.Lock()
-        self._executor: Optional[Executor] = None
+        self._executor: Executor | None = None
         self.restarts = 0
 
     def _current(self) -> Executor:
@@ -45,15 +46,15 @@ class RestartingExecutor:
 
     def _replace(self, broken: Executor) -> None:
         with self._lock:
-            if self._executor is broken:      # another session may have replaced it already
+            if self._executor is broken:  # another session may have replaced it already
                 self._executor = None
                 self.restarts += 1
         try:
             broken.close()
-        except Exception:  # a broken pool may fail to close; it is dropped either way
+        except Exception:  # noqa: BLE001 - a broken pool may fail to close; it is dropped either way
             pass
 
-    def submit(self, job: Job, on_event: Optional[OnEvent] = None) -> Report:
+    def submit(self, job: Job, on_event: OnEvent | None = None) -> Report:
         executor = self._current()
         try:
             return executor.submit(job, on_event)
@@ -75,19 +76,31 @@ def session_tag(session_id: str) -> str:
     return hashlib.sha256(session_id.encode()).hexdigest()[:10]
 
 
-def log_run(session_id: str, started: float, report: Optional[Report] = None,
-            error: Optional[BaseException] = None, client: str = "") -> str:
+def log_run(
+    session_id: str,
+    started: float,
+    report: Report | None = None,
+    error: BaseException | None = None,
+    client: str = "",
+) -> str:
     duration = time.monotonic() - started
     who = f"client={session_tag(client)} " if client else ""
     if report is not None:
         isolation = report.sandbox.isolation if report.sandbox else "unknown"
-        line = (f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
-                f"status={report.status} isolation={isolation} traces={report.tracing_count} "
-                f"executor={report.executor.kind if report.executor else 'unknown'}"
-                + (f" sandbox_cpu={report.sandbox.cpu_s:.2f}s"
-                   if report.sandbox and report.sandbox.cpu_s is not None else ""))
+        line = (
+            f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
+            f"status={report.status} isolation={isolation} traces={report.tracing_count} "
+            f"executor={report.executor.kind if report.executor else 'unknown'}"
+            + (
+                f" sandbox_cpu={report.sandbox.cpu_s:.2f}s"
+                if report.sandbox and report.sandbox.cpu_s is not None
+                else ""
+            )
+        )
     else:
-        line = (f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
-                f"status=refused reason={type(error).__name__ if error else 'unknown'}")
+        line = (
+            f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
+            f"status=refused reason={type(error).__name__ if error else 'unknown'}"
+        )
     log.info(line)
     return line

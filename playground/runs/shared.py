@@ -1,6 +1,7 @@
 """The server's one executor, shared by every page session and every API request: the worker
 pool (or Ray) behind the fair queue, so that one client's limits count its page runs and its API
 calls together."""
+
 from __future__ import annotations
 
 import importlib
@@ -36,5 +37,5 @@ def _make(factory: str) -> FairExecutor:
         module, _, name = factory.partition(":")
         inner = getattr(importlib.import_module(module), name)()
     else:
-        inner = RestartingExecutor(lambda: make_executor(settings))   # a dead pool is rebuilt
+        inner = RestartingExecutor(lambda: make_executor(settings))  # a dead pool is rebuilt
     return FairExecutor(inner, ClientLimits.from_settings(settings))

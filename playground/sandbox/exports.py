@@ -2,6 +2,7 @@
 protocol pipe (regular files only, links never followed), the host writes them into a fresh dir
 (no path may leave it, size-capped), and a SavedModel is attached to the fresh worker that
 verifies it."""
+
 from __future__ import annotations
 
 import base64
@@ -10,14 +11,14 @@ import os
 import shutil
 import stat
 import tempfile
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ..contract import i18n
 from ..contract.i18n import _
 from ..contract.job import ExportInfo, Job, Report
 
-MAX_EXPORT_BYTES = 32 << 20     # base64 on the pipe stays under its 64 MiB event cap
-MAX_FILES = 2000                # a SavedModel has a handful; TensorBoard logs one per run
+MAX_EXPORT_BYTES = 32 << 20  # base64 on the pipe stays under its 64 MiB event cap
+MAX_FILES = 2000  # a SavedModel has a handful; TensorBoard logs one per run
 MAX_DEPTH = 16
 MAX_PATH = 1024
 
@@ -57,10 +58,11 @@ class FileSink:
     own process, so each is distrusted: paths that leave the dir, too many files, too deep or
     long names, bad base64 and clashing names are refused, and the total size is capped."""
 
-    def __init__(self, cap_bytes: int = MAX_EXPORT_BYTES, max_files: int = MAX_FILES,
-                 accept: bool = True) -> None:
+    def __init__(
+        self, cap_bytes: int = MAX_EXPORT_BYTES, max_files: int = MAX_FILES, accept: bool = True
+    ) -> None:
         self.cap_bytes, self.max_files, self.accept = cap_bytes, max_files, accept
-        self.root: Optional[str] = None
+        self.root: str | None = None
         self.total = 0
         self.files: set[str] = set()
         self.refused: list[str] = []
@@ -77,7 +79,7 @@ class FileSink:
         except ValueError:
             self.refused.append(rel)
             return
-        self.total += len(data) + 512          # each file costs something, even an empty one
+        self.total += len(data) + 512  # each file costs something, even an empty one
         if rel not in self.files and len(self.files) >= self.max_files:
             self.over_cap = True
         if self.over_cap or self.total > self.cap_bytes:
@@ -91,42 +93,45 @@ class FileSink:
             with open(target, "ab" if rel in self.files else "wb") as f:
                 f.write(data)
             self.files.add(rel)
-        except OSError:                         # e.g. "a" is a file and "a/b" wants it a dir
+        except OSError:  # e.g. "a" is a file and "a/b" wants it a dir
             self.refused.append(rel)
 
-    def result(self) -> tuple[Optional[str], str]:
+    def result(self) -> tuple[str | None, str]:
         if self.over_cap:
             if self.root:
                 shutil.rmtree(self.root, ignore_errors=True)
-            return None, (f"the export is over {self.cap_bytes >> 20} MiB or "
-                          f"{self.max_files} files and was dropped")
+            return None, (
+                f"the export is over {self.cap_bytes >> 20} MiB or {self.max_files} files and was dropped"
+            )
         note = f"refused {len(self.refused)} file path(s) or chunk(s)" if self.refused else ""
         return self.root, note
 
 
 def _plain_path(parts: list[str]) -> bool:
-    return (0 < len(parts) <= MAX_DEPTH and
-            all(p not in ("", ".", "..") and len(p) <= 255 and "\0" not in p for p in parts))
+    return 0 < len(parts) <= MAX_DEPTH and all(
+        p not in ("", ".", "..") and len(p) <= 255 and "\0" not in p for p in parts
+    )
 
 
-def with_collected(report: Report, host_dir: Optional[str], note: str) -> Report:
+def with_collected(report: Report, host_dir: str | None, note: str) -> Report:
     if report.export is None:
         if host_dir:
             shutil.rmtree(host_dir, ignore_errors=True)
         return report
     reason = " ".join(p for p in (report.export.reason, note) if p)
-    return dataclasses.replace(report, export=dataclasses.replace(
-        report.export, path=host_dir or "", reason=reason))
+    return dataclasses.replace(
+        report, export=dataclasses.replace(report.export, path=host_dir or "", reason=reason)
+    )
 
 
-def attach(job: Job, job_dir: str, mount: str, uid: Optional[int]) -> Job:
+def attach(job: Job, job_dir: str, mount: str, uid: int | None) -> Job:
     """Copies each attachment into the job's root-owned dir (readable, never writable, by the
     job's uid) and points the job at the copy as the worker will see it."""
     moved = {}
     for name, host_path in job.attachments.items():
         target = os.path.join(job_dir, name)
         shutil.copytree(host_path, target, symlinks=True)
-        for folder, dirs, files in os.walk(target):
+        for folder, _dirs, files in os.walk(target):
             for path in [folder] + [os.path.join(folder, f) for f in files]:
                 if not os.path.islink(path):
                     os.chmod(path, 0o750 if os.path.isdir(path) else 0o640)
@@ -136,14 +141,24 @@ def attach(job: Job, job_dir: str, mount: str, uid: Optional[int]) -> Job:
     return dataclasses.replace(job, attachments=moved)
 
 
-def verify_job(job: Job, report: Report) -> Optional[Job]:
+def verify_job(job: Job, report: Report) -> Job | None:
     """The follow-up job that reloads the export in a fresh worker, if there is one to check."""
     export = report.export
-    if not job.export or export is None or not export.path or \
-            not os.path.isdir(os.path.join(export.path, "savedmodel")):
+    if (
+        not job.export
+        or export is None
+        or not export.path
+        or not os.path.isdir(os.path.join(export.path, "savedmodel"))
+    ):
         return None
-    return Job(source="", verify="model", attachments={"model": export.path},
-               timeout_s=job.timeout_s, device="cpu", language=job.language)
+    return Job(
+        source="",
+        verify="model",
+        attachments={"model": export.path},
+        timeout_s=job.timeout_s,
+        device="cpu",
+        language=job.language,
+    )
 
 
 def merge(report: Report, verified: Report, language: str = "en") -> Report:
@@ -155,9 +170,15 @@ def merge(report: Report, verified: Report, language: str = "en") -> Report:
         info = dataclasses.replace(base, verified=False, reason=i18n.sentences(base.reason, why))
     else:
         v = verified.export
-        info = dataclasses.replace(base, signatures=v.signatures, verified=v.verified,
-                                   listing=v.listing, files=v.files, size_bytes=v.size_bytes,
-                                   reason=i18n.sentences(base.reason, v.reason))
+        info = dataclasses.replace(
+            base,
+            signatures=v.signatures,
+            verified=v.verified,
+            listing=v.listing,
+            files=v.files,
+            size_bytes=v.size_bytes,
+            reason=i18n.sentences(base.reason, v.reason),
+        )
     return dataclasses.replace(report, export=info)
 
 

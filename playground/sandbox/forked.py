@@ -3,6 +3,7 @@
 Each zygote holds one uid and has at most one live worker at a time, so jobs still never share
 a uid, an RLIMIT_NPROC budget, or a moment in which one could reach another.
 """
+
 from __future__ import annotations
 
 import glob
@@ -14,17 +15,25 @@ import socket
 import tempfile
 import threading
 import time
-from typing import Optional
 
 from ..contract import protocol
 from ..contract.errors import SandboxError
 from . import layout
-from .process import (SandboxConfig, SandboxedWorker, file_tail, kill_group, reap_and_free,
-                      set_priority_of, spawn)
+from .process import (
+    SandboxConfig,
+    SandboxedWorker,
+    file_tail,
+    kill_group,
+    reap_and_free,
+    set_priority_of,
+    spawn,
+)
 
 REPLY_TIMEOUT_S = 30.0
-NOTE = ("each job is forked from a warm zygote into new user, PID, mount, network and IPC "
-        "namespaces, with its own /tmp")
+NOTE = (
+    "each job is forked from a warm zygote into new user, PID, mount, network and IPC "
+    "namespaces, with its own /tmp"
+)
 
 
 def fork_wanted(setting: str, isolation: str) -> bool:
@@ -44,23 +53,37 @@ class Zygote:
         self.stderr = tempfile.TemporaryFile()
         self._lock = threading.Lock()
         self._serial = itertools.count()
-        self.child: Optional["ForkedWorker"] = None
+        self.child: ForkedWorker | None = None
         self.pid_namespace = 0
-        self.ready_at = math.inf              # when TensorFlow was imported (monotonic)
+        self.ready_at = math.inf  # when TensorFlow was imported (monotonic)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
-        try:   # at WARMING_NICE while it imports TF: the server and running jobs go first
-            self.proc = spawn(config, self.uid, self.dirs, "playground.sandbox.zygote",
-                              ["--control", str(theirs.fileno()), "--tmp-mb", str(config.tmp_mb),
-                               "--limits", json.dumps(config.worker_limits)],
-                              theirs.fileno(), self.stderr, nice=True, nested_userns=True)
+        try:  # at WARMING_NICE while it imports TF: the server and running jobs go first
+            self.proc = spawn(
+                config,
+                self.uid,
+                self.dirs,
+                "playground.sandbox.zygote",
+                [
+                    "--control",
+                    str(theirs.fileno()),
+                    "--tmp-mb",
+                    str(config.tmp_mb),
+                    "--limits",
+                    json.dumps(config.worker_limits),
+                ],
+                theirs.fileno(),
+                self.stderr,
+                nice=True,
+                nested_userns=True,
+            )
         except BaseException:
             self.close()
             raise
         finally:
             theirs.close()
         if self.proc.stdin is not None:
-            self.proc.stdin.close()           # it reads only its control socket
+            self.proc.stdin.close()  # it reads only its control socket
 
     def wait_ready(self, timeout_s: float) -> None:
         reply = self._receive(timeout_s)
@@ -80,11 +103,12 @@ class Zygote:
         self._control.settimeout(timeout_s)
         try:
             data = self._control.recv(65536)
-        except (OSError, socket.timeout) as e:
+        except (TimeoutError, OSError) as e:
             raise SandboxError(f"the zygote did not answer: {e}") from e
         if not data:
-            raise SandboxError("the zygote exited: " + (self._stderr_tail() or
-                               f"exit status {self.proc.poll()}"))
+            raise SandboxError(
+                "the zygote exited: " + (self._stderr_tail() or f"exit status {self.proc.poll()}")
+            )
         return json.loads(data)
 
     def _ask(self, request: dict, fds: tuple[int, ...] = ()) -> dict:
@@ -95,15 +119,14 @@ class Zygote:
                 raise SandboxError(f"the zygote went away: {e}") from e
             return self._receive(REPLY_TIMEOUT_S)
 
-    def fork(self) -> "ForkedWorker":
+    def fork(self) -> ForkedWorker:
         """A fresh worker, warming (it says "ready" on its own pipe)."""
         worker = ForkedWorker(self, f"f{next(self._serial)}")
         job_r, job_w = os.pipe()
         events_r, events_w = os.pipe()
         worker.attach(events_r, job_w)
         try:
-            reply = self._ask({"op": "fork", "dir": worker.folder},
-                              (job_r, events_w, worker.stderr.fileno()))
+            reply = self._ask({"op": "fork", "dir": worker.folder}, (job_r, events_w, worker.stderr.fileno()))
         except BaseException:
             worker.release()
             raise
@@ -113,8 +136,9 @@ class Zygote:
         if "forked" not in reply:
             tail = worker.stderr_tail()
             worker.release()
-            raise SandboxError(f"the zygote could not fork a worker: {reply.get('error')}"
-                               + (f" ({tail})" if tail else ""))
+            raise SandboxError(
+                f"the zygote could not fork a worker: {reply.get('error')}" + (f" ({tail})" if tail else "")
+            )
         worker.keeper = int(reply["forked"])
         self.child = worker
         return worker
@@ -139,6 +163,7 @@ class Zygote:
     def close(self) -> None:
         """Everything goes: the zygote, its PID namespace, every process of its uid, its dirs."""
         from .leftovers import sweep
+
         self._control.close()
         self.kill()
         sweep(self.uid)
@@ -164,7 +189,7 @@ class ForkedWorker(SandboxedWorker):
         self.dirs = layout.WorkerDirs(job_dir, job_dir, job_dir)
         self.keeper = 0
         self._job_w = -1
-        self._exit: tuple[Optional[int], Optional[int]] = (None, None)
+        self._exit: tuple[int | None, int | None] = (None, None)
         self._ended = False
         self._released = False
 
@@ -172,7 +197,7 @@ class ForkedWorker(SandboxedWorker):
         self._fd, self._job_w = events_r, job_w
 
     def _message(self, message: protocol.Message) -> bool:
-        if isinstance(message, protocol.Exit):    # the namespace's init: how the worker ended
+        if isinstance(message, protocol.Exit):  # the namespace's init: how the worker ended
             # The job holds this pipe too and may forge the line: keep only plausible values.
             sig = message.signal
             self._exit = (sig if sig is not None and 0 < sig < 128 else None, message.code)
@@ -193,7 +218,7 @@ class ForkedWorker(SandboxedWorker):
         if self.keeper and not self._released:
             self.zygote.kill_child(self.keeper, wait=False)
 
-    def exit_signal(self, timeout_s: float = 2.0) -> Optional[int]:
+    def exit_signal(self, timeout_s: float = 2.0) -> int | None:
         """The signal that ended the worker, as its namespace's init saw it."""
         if not self._ended:
             try:
@@ -203,7 +228,7 @@ class ForkedWorker(SandboxedWorker):
                 pass
         return self._exit[0]
 
-    def exit_code(self) -> Optional[int]:
+    def exit_code(self) -> int | None:
         return self._exit[1]
 
     def release(self) -> None:
@@ -227,15 +252,18 @@ class Zygotes:
     def __init__(self, config: SandboxConfig, size: int, start_timeout_s: float) -> None:
         self.config, self.size, self.start_timeout_s = config, size, start_timeout_s
         self._lock = threading.Lock()
-        self._slots: list[Optional[Zygote]] = [None] * size
+        self._slots: list[Zygote | None] = [None] * size
         self._reserved: set[int] = set()
         self._closed = False
 
-    def fork(self) -> Optional[ForkedWorker]:
+    def fork(self) -> ForkedWorker | None:
         """A warming worker, or None while every zygote still has one (running or warm)."""
         with self._lock:
-            free = [i for i, z in enumerate(self._slots)
-                    if i not in self._reserved and (z is None or z.child is None)]
+            free = [
+                i
+                for i, z in enumerate(self._slots)
+                if i not in self._reserved and (z is None or z.child is None)
+            ]
             if not free or self._closed:
                 return None
             slot = free[0]
@@ -263,7 +291,7 @@ class Zygotes:
                 if late is not None:
                     self._slots[slot] = None
             if late is not None:
-                late.close()                  # closed meanwhile: outside the lock, it can be slow
+                late.close()  # closed meanwhile: outside the lock, it can be slow
 
     def running(self) -> list[Zygote]:
         with self._lock:
@@ -272,8 +300,7 @@ class Zygotes:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            zygotes = [z for i, z in enumerate(self._slots) if z is not None and
-                       i not in self._reserved]
+            zygotes = [z for i, z in enumerate(self._slots) if z is not None and i not in self._reserved]
             self._slots = [z if i in self._reserved else None for i, z in enumerate(self._slots)]
         for zygote in zygotes:
             zygote.close()

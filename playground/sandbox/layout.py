@@ -1,4 +1,5 @@
 """Decides where a worker's files live: the staged package, its job dir and scratch dir, its uid."""
+
 from __future__ import annotations
 
 import atexit
@@ -10,13 +11,12 @@ import shutil
 import tempfile
 import threading
 from dataclasses import dataclass
-from typing import Optional
 
 import playground
 
 from ..contract.errors import SandboxError
 
-FIRST_UID = 61000                      # numeric uids need no passwd entry
+FIRST_UID = 61000  # numeric uids need no passwd entry
 UID_COUNT = 512
 LEASE_DIR = "/run/playground-uids" if os.path.isdir("/run") else "/tmp/playground-uids"
 JOB_FILE = "main.py"
@@ -35,7 +35,7 @@ def code_dir() -> str:
         return _code_dir()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _base_dir() -> str:
     """One root-owned dir per server process: others may traverse it but not list it."""
     path = tempfile.mkdtemp(prefix="playground-sandbox-")
@@ -44,21 +44,24 @@ def _base_dir() -> str:
     return path
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _code_dir() -> str:
     """A world-readable copy of the playground package: the repo may live under /root (0700),
     and a copy means a job can never write into the project tree."""
     target = os.path.join(_base_dir(), "code")
-    shutil.copytree(os.path.dirname(playground.__file__), os.path.join(target, "playground"),
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "ui"))
-    for root, dirs, files in os.walk(target):
+    shutil.copytree(
+        os.path.dirname(playground.__file__),
+        os.path.join(target, "playground"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "ui"),
+    )
+    for root, _dirs, files in os.walk(target):
         os.chmod(root, 0o755)
         for name in files:
             os.chmod(os.path.join(root, name), 0o644)
     return target
 
 
-def interpreter_prefix(python: str) -> Optional[str]:
+def interpreter_prefix(python: str) -> str | None:
     """The tree a sandbox must bind for this interpreter: its venv, or its install prefix."""
     venv = os.path.dirname(os.path.dirname(os.path.abspath(python)))
     if os.path.exists(os.path.join(venv, "pyvenv.cfg")):
@@ -70,8 +73,8 @@ def interpreter_prefix(python: str) -> Optional[str]:
 @dataclass
 class WorkerDirs:
     root: str
-    job: str        # holds main.py; root-owned, so the job cannot change its own source
-    tmp: str        # scratch for the process fallback (bubblewrap gives a private tmpfs)
+    job: str  # holds main.py; root-owned, so the job cannot change its own source
+    tmp: str  # scratch for the process fallback (bubblewrap gives a private tmpfs)
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -80,7 +83,7 @@ class WorkerDirs:
 _serial = itertools.count()
 
 
-def worker_dirs(uid: Optional[int]) -> WorkerDirs:
+def worker_dirs(uid: int | None) -> WorkerDirs:
     root = os.path.join(base_dir(), f"w{next(_serial)}")
     dirs = WorkerDirs(root, os.path.join(root, "job"), os.path.join(root, "tmp"))
     for path in (root, dirs.job, dirs.tmp):
@@ -95,7 +98,7 @@ def worker_dirs(uid: Optional[int]) -> WorkerDirs:
     return dirs
 
 
-def write_job_file(dirs: WorkerDirs, source: str, uid: Optional[int]) -> str:
+def write_job_file(dirs: WorkerDirs, source: str, uid: int | None) -> str:
     path = os.path.join(dirs.job, JOB_FILE)
     with open(path, "w", encoding="utf-8") as f:
         f.write(source)
@@ -110,13 +113,13 @@ class UidLeases:
     the machine (flock per uid): RLIMIT_NPROC and the kill(-1) sweep both work per uid."""
 
     def __init__(self, first: int = FIRST_UID, count: int = UID_COUNT) -> None:
-        self.enabled = os.geteuid() == 0      # not root: there is no uid to drop to
+        self.enabled = os.geteuid() == 0  # not root: there is no uid to drop to
         self._uids = range(first, first + count)
         self._held: dict[int, int] = {}
-        self._next = 0                         # rotate, so a just-freed uid is reused last
+        self._next = 0  # rotate, so a just-freed uid is reused last
         self._lock = threading.Lock()
 
-    def take(self) -> Optional[int]:
+    def take(self) -> int | None:
         if not self.enabled:
             return None
         os.makedirs(LEASE_DIR, mode=0o700, exist_ok=True)
@@ -136,7 +139,7 @@ class UidLeases:
                 return uid
         raise SandboxError(f"all {len(self._uids)} sandbox uids are in use")
 
-    def give(self, uid: Optional[int]) -> None:
+    def give(self, uid: int | None) -> None:
         with self._lock:
             fd = self._held.pop(uid, None) if uid is not None else None
         if fd is not None:

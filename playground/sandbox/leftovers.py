@@ -1,20 +1,21 @@
 """Finds and kills what a job left behind: every process of its uid, or of its PID namespace,
 setsid daemons and reparented grandchildren included."""
+
 from __future__ import annotations
 
 import os
 import signal
 import time
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 
-def sweep(uid: Optional[int]) -> None:
+def sweep(uid: int | None) -> None:
     """kill(-1, SIGKILL) as the job's uid reaches every process of that uid, setsid daemons and
     reparented grandchildren included; a forked child does it so the server keeps root."""
     if uid is None:
         return
     pid = os.fork()
-    if pid == 0:                             # only async-signal-safe calls from here on
+    if pid == 0:  # only async-signal-safe calls from here on
         try:
             os.setgid(uid)
             os.setuid(uid)
@@ -65,7 +66,7 @@ def sweep_until_gone(uid: int, timeout_s: float = 10.0) -> bool:
         if time.monotonic() > deadline:
             return False
         sweep(uid)
-        time.sleep(0.02)     # let the kernel finish tearing them down before looking again
+        time.sleep(0.02)  # let the kernel finish tearing them down before looking again
 
 
 def _zombie(pid: int) -> bool:

@@ -1,4 +1,5 @@
 """Decides what a worker may use: the rlimits it applies to itself and the environment it sees."""
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,7 @@ def worker_env(code_dir: str, tmp_dir: str, parent: dict[str, str] | None = None
         "HOME": tmp_dir,
         "TMPDIR": tmp_dir,
         "PYTHONPATH": code_dir,
-        "PYTHONDONTWRITEBYTECODE": "1",     # the code dir is read-only anyway
+        "PYTHONDONTWRITEBYTECODE": "1",  # the code dir is read-only anyway
         "PYTHONNOUSERSITE": "1",
         "LANG": "C.UTF-8",
         # Few threads keep TF's virtual memory under RLIMIT_AS; the plain allocator (oneDNN
@@ -61,7 +62,7 @@ def apply(limits: dict[str, Any], gpu: bool = False) -> None:
     _set(resource.RLIMIT_FSIZE, limits["file_mb"] << 20)
     _set(resource.RLIMIT_NOFILE, limits["open_files"])
     _set(resource.RLIMIT_NPROC, limits["processes"])
-    if not gpu:                          # RLIMIT_AS breaks CUDA; GPU workers rely on TF's cap
+    if not gpu:  # RLIMIT_AS breaks CUDA; GPU workers rely on TF's cap
         _set(resource.RLIMIT_AS, limits["memory_mb"] << 20)
     # RLIMIT_CPU counts the process's whole life: add what the import used already. The hard
     # limit one second later turns an ignored SIGXCPU into SIGKILL.
@@ -73,6 +74,6 @@ def apply(limits: dict[str, Any], gpu: bool = False) -> None:
 def _set(which: int, soft: int, hard: int | None = None) -> None:
     hard = soft if hard is None else hard
     _, old_hard = resource.getrlimit(which)
-    if old_hard != resource.RLIM_INFINITY:   # never ask for more than we have
+    if old_hard != resource.RLIM_INFINITY:  # never ask for more than we have
         soft, hard = min(soft, old_hard), min(hard, old_hard)
     resource.setrlimit(which, (soft, hard))

@@ -5,6 +5,7 @@ bubblewrap does this for a process it starts; a forked worker (see zygote.py) wa
 bubblewrap, so it does the same few steps itself through libc. Linux only, no privilege needed:
 an unprivileged user namespace owns the new ones.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -30,8 +31,16 @@ def _check(result: int, what: str) -> None:
 
 
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str = "") -> None:
-    _check(_libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None,
-                       flags, data.encode() if data else None), f"mount {target}")
+    _check(
+        _libc.mount(
+            source.encode(),
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
 
 
 def prctl(option: int, value: int) -> None:
@@ -42,10 +51,13 @@ def unshare_all() -> None:
     """New namespaces for this process (its next child is PID 1 of the new PID namespace), with
     this process's own uid and gid as the only ones mapped."""
     uid, gid = os.getuid(), os.getgid()
-    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
-                         CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
-                       ("gid_map", f"{gid} {gid} 1")):
+    _check(
+        _libc.unshare(
+            CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+        ),
+        "unshare",
+    )
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as handle:
             handle.write(text)
 
@@ -58,8 +70,8 @@ def private_mounts(tmp_mb: int, job_dir: str, job_mount: str) -> None:
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_mb}m,mode=1777")
     if os.path.isdir("/dev/shm"):
         mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=1777")
-    mount(job_dir, job_mount, None, MS_BIND | MS_REC)   # read-only: bwrap's --ro-bind, locked
-    os.chdir("/tmp")         # the old cwd is the zygote's /tmp, which every fork would share
+    mount(job_dir, job_mount, None, MS_BIND | MS_REC)  # read-only: bwrap's --ro-bind, locked
+    os.chdir("/tmp")  # the old cwd is the zygote's /tmp, which every fork would share
 
 
 def become_init() -> None:
@@ -91,7 +103,7 @@ def last_capability() -> int:
         with open("/proc/sys/kernel/cap_last_cap") as handle:
             return int(handle.read())
     except (OSError, ValueError):
-        return 40                                    # CAP_CHECKPOINT_RESTORE, Linux 5.9
+        return 40  # CAP_CHECKPOINT_RESTORE, Linux 5.9
 
 
 class _CapHeader(ctypes.Structure):
@@ -99,8 +111,11 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 def drop_capabilities() -> None:

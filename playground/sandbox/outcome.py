@@ -1,10 +1,10 @@
 """Decides the final status and message of a sandboxed run from what the worker left behind."""
+
 from __future__ import annotations
 
 import dataclasses
 import signal
 import socket
-from typing import Optional
 
 from ..contract import i18n
 from ..contract.config import Settings
@@ -13,11 +13,21 @@ from ..contract.job import ErrorInfo, ExecutorInfo, Report, SandboxInfo
 from ..contract.protocol import Environment
 from .supervisor import Outcome
 
-MEMORY_EVIDENCE = ("MemoryError", "bad_alloc", "Cannot allocate memory", "ResourceExhausted",
-                   "out of memory", "OOM")
+MEMORY_EVIDENCE = (
+    "MemoryError",
+    "bad_alloc",
+    "Cannot allocate memory",
+    "ResourceExhausted",
+    "out of memory",
+    "OOM",
+)
 NETWORK_ERRORS = ("ConnectionRefusedError", "gaierror", "ConnectionError", "TimeoutError")
-NETWORK_TEXT = ("Network is unreachable", "Connection refused", "Name or service not known",
-                "Temporary failure in name resolution")
+NETWORK_TEXT = (
+    "Network is unreachable",
+    "Connection refused",
+    "Name or service not known",
+    "Temporary failure in name resolution",
+)
 
 
 def finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float, language: str = "en") -> Report:
@@ -32,29 +42,34 @@ def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
     if outcome.report is not None:
         report = _explain(_bounded(outcome.report, limits), limits)
     elif outcome.malformed:
-        report = _empty("killed", _("The job's report was malformed ({problem}); nothing it "
-                                    "said was shown.").format(problem=outcome.malformed[:200]),
-                        outcome)
+        report = _empty(
+            "killed",
+            _("The job's report was malformed ({problem}); nothing it said was shown.").format(
+                problem=outcome.malformed[:200]
+            ),
+            outcome,
+        )
     elif outcome.timed_out:
-        report = _empty("timeout", _("Time limit: stopped after {seconds} s").format(
-            seconds=f"{timeout_s:g}"), outcome)
+        report = _empty(
+            "timeout", _("Time limit: stopped after {seconds} s").format(seconds=f"{timeout_s:g}"), outcome
+        )
     elif outcome.overflow:
-        report = _empty("killed", _("Output limit: the job sent too many events; stopped"),
-                        outcome)
+        report = _empty("killed", _("Output limit: the job sent too many events; stopped"), outcome)
     elif outcome.crash is not None:
         crash = outcome.crash
-        report = _empty("killed", _("The worker failed: {error}").format(
-            error=f"{crash.type[:100]}: {crash.message[:300]}"), outcome)
+        report = _empty(
+            "killed",
+            _("The worker failed: {error}").format(error=f"{crash.type[:100]}: {crash.message[:300]}"),
+            outcome,
+        )
     else:
         report = _died(outcome, limits)
     if outcome.demoted_after_s is not None:
-        sandbox = dataclasses.replace(sandbox, notes=sandbox.notes + [demoted_note(
-            outcome.demoted_after_s)])
+        sandbox = dataclasses.replace(sandbox, notes=sandbox.notes + [demoted_note(outcome.demoted_after_s)])
     sandbox = dataclasses.replace(sandbox, cpu_s=outcome.cpu_s)
     executor = ExecutorInfo(kind="local", node=socket.gethostname())
     # The duration is the supervisor's measurement, whatever the report said.
-    return dataclasses.replace(report, sandbox=sandbox, executor=executor,
-                               duration_s=outcome.wall_s)
+    return dataclasses.replace(report, sandbox=sandbox, executor=executor, duration_s=outcome.wall_s)
 
 
 def _bounded(report: Report, limits: dict) -> Report:
@@ -66,15 +81,18 @@ def _bounded(report: Report, limits: dict) -> Report:
     def cut(text: str) -> str:
         return text if len(text) <= cap else text[:cap] + note
 
-    functions = [dataclasses.replace(f, calls=[dataclasses.replace(c, stdout=cut(c.stdout))
-                                               for c in f.calls]) for f in report.functions]
+    functions = [
+        dataclasses.replace(f, calls=[dataclasses.replace(c, stdout=cut(c.stdout)) for c in f.calls])
+        for f in report.functions
+    ]
     return dataclasses.replace(report, stdout=cut(report.stdout), functions=functions)
 
 
 def demoted_note(after_s: float) -> str:
-    return _("After {s:g} s this job went on at the lowest CPU priority (nice 19), so shorter "
-             "runs went first; timings taken after that are slower on a busy machine.").format(
-        s=after_s)
+    return _(
+        "After {s:g} s this job went on at the lowest CPU priority (nice 19), so shorter "
+        "runs went first; timings taken after that are slower on a busy machine."
+    ).format(s=after_s)
 
 
 def _explain(report: Report, limits: dict) -> Report:
@@ -82,18 +100,33 @@ def _explain(report: Report, limits: dict) -> Report:
     error = report.error
     if report.status == "memory":
         detail = f"{error.type}: {error.message.splitlines()[0][:200]}" if error else ""
-        return dataclasses.replace(report, message=(
-            _("Memory limit: could not allocate that much (limit {limit} MiB per job).").format(
-                limit=limits['memory_mb']) + f" {detail}").strip())
-    if error is not None and (error.type in NETWORK_ERRORS or
-                              any(t in error.message for t in NETWORK_TEXT)):
-        return dataclasses.replace(report, message=(
-            _("Network access is disabled in the playground ({error})").format(
-                error=f"{error.type}: {error.message.splitlines()[0][:160]}")))
+        return dataclasses.replace(
+            report,
+            message=(
+                _("Memory limit: could not allocate that much (limit {limit} MiB per job).").format(
+                    limit=limits["memory_mb"]
+                )
+                + f" {detail}"
+            ).strip(),
+        )
+    if error is not None and (error.type in NETWORK_ERRORS or any(t in error.message for t in NETWORK_TEXT)):
+        return dataclasses.replace(
+            report,
+            message=(
+                _("Network access is disabled in the playground ({error})").format(
+                    error=f"{error.type}: {error.message.splitlines()[0][:160]}"
+                )
+            ),
+        )
     if error is not None and "File too large" in error.message:
-        return dataclasses.replace(report, message=(
-            _("File limit: a file may grow to {limit} MiB ({message})").format(
-                limit=limits['file_mb'], message=report.message)))
+        return dataclasses.replace(
+            report,
+            message=(
+                _("File limit: a file may grow to {limit} MiB ({message})").format(
+                    limit=limits["file_mb"], message=report.message
+                )
+            ),
+        )
     return report
 
 
@@ -101,19 +134,29 @@ def _died(outcome: Outcome, limits: dict) -> Report:
     """No report came back: the signal and the worker's stderr say why."""
     sig = outcome.signal
     if sig == signal.SIGXCPU:
-        return _empty("timeout", _("CPU limit: stopped after {seconds} s of CPU time").format(
-            seconds=limits['cpu_s']), outcome)
+        return _empty(
+            "timeout",
+            _("CPU limit: stopped after {seconds} s of CPU time").format(seconds=limits["cpu_s"]),
+            outcome,
+        )
     if any(word in outcome.stderr for word in MEMORY_EVIDENCE):
-        return _empty("memory", _("Memory limit: could not allocate memory (limit {limit} MiB "
-                                  "per job); the worker was stopped").format(
-            limit=limits['memory_mb']), outcome)
+        return _empty(
+            "memory",
+            _(
+                "Memory limit: could not allocate memory (limit {limit} MiB per job); the worker was stopped"
+            ).format(limit=limits["memory_mb"]),
+            outcome,
+        )
     if sig is not None:
         name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
-        return _empty("killed", _("Killed: the job's process ended by {signal}").format(signal=name),
-                      outcome)
-    return _empty("killed", _("Killed: the job ended its worker (exit status {status}) before it "
-                              "reported").format(status=outcome.exit_code), outcome)
-
+        return _empty("killed", _("Killed: the job's process ended by {signal}").format(signal=name), outcome)
+    return _empty(
+        "killed",
+        _("Killed: the job ended its worker (exit status {status}) before it reported").format(
+            status=outcome.exit_code
+        ),
+        outcome,
+    )
 
 
 def _empty(status: str, message: str, outcome: Outcome) -> Report:
@@ -122,14 +165,21 @@ def _empty(status: str, message: str, outcome: Outcome) -> Report:
     tail = outcome.stderr[-2000:] if outcome.stderr else ""
     known = outcome.environment or Environment()
     environment = known.environment
-    return Report(tensorflow_version=known.tensorflow_version,
-                  device=known.device, status=status,  # type: ignore[arg-type]
-                  error=ErrorInfo(type=status.capitalize(), message=message),
-                  stdout=tail, warnings=[], functions=[], message=message,
-                  duration_s=outcome.wall_s,
-                  environment=environment if isinstance(environment, dict) else {})
+    return Report(
+        tensorflow_version=known.tensorflow_version,
+        device=known.device,
+        status=status,  # type: ignore[arg-type]
+        error=ErrorInfo(type=status.capitalize(), message=message),
+        stdout=tail,
+        warnings=[],
+        functions=[],
+        message=message,
+        duration_s=outcome.wall_s,
+        environment=environment if isinstance(environment, dict) else {},
+    )
 
 
-def sandbox_info(isolation: str, limits: dict, notes: tuple[str, ...],
-                 extra: Optional[list[str]] = None) -> SandboxInfo:
+def sandbox_info(
+    isolation: str, limits: dict, notes: tuple[str, ...], extra: list[str] | None = None
+) -> SandboxInfo:
     return SandboxInfo(isolation=isolation, limits=dict(limits), notes=list(notes) + (extra or []))

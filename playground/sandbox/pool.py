@@ -6,6 +6,7 @@ fork instead of a TensorFlow import; otherwise each is a freshly started process
 Imported by the Streamlit process, so it must never import TensorFlow or the engine; only the
 worker children do. Thread-safe: every session of the app shares one pool.
 """
+
 from __future__ import annotations
 
 import collections
@@ -13,7 +14,7 @@ import dataclasses
 import math
 import threading
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ..contract import versions
 from ..contract.config import Settings
@@ -22,8 +23,9 @@ from ..contract.i18n import _
 from ..contract.job import Job, Report
 from ..contract.source_text import check_text
 from . import exports
+from .forked import NOTE as FORKED_NOTE
+from .forked import ForkedWorker, Zygotes, fork_wanted
 from .outcome import finish, sandbox_info
-from .forked import NOTE as FORKED_NOTE, ForkedWorker, Zygotes, fork_wanted
 from .process import SandboxConfig, SandboxedWorker, WorkerProcess
 from .supervisor import supervise
 
@@ -34,16 +36,17 @@ OnEvent = Callable[[dict], None]
 class JobControl:
     """A caller's grip on one submitted job (the Ray node pool's): setting `stop` kills the
     job's worker as soon as it has one; `uid` is that worker's uid once it has one."""
+
     stop: threading.Event = dataclasses.field(default_factory=threading.Event)
-    uid: Optional[int] = None
+    uid: int | None = None
 
 
-START_TIMEOUT_S = 120.0         # a TF import on a busy 2-core machine; a hung start is an error
-MAX_START_FAILURES = 3          # then submit raises instead of waiting for workers forever
+START_TIMEOUT_S = 120.0  # a TF import on a busy 2-core machine; a hung start is an error
+MAX_START_FAILURES = 3  # then submit raises instead of waiting for workers forever
 
 
 class WorkerPool:
-    def __init__(self, settings: Settings, config: Optional[SandboxConfig] = None) -> None:
+    def __init__(self, settings: Settings, config: SandboxConfig | None = None) -> None:
         self.settings = settings
         self.config = config or SandboxConfig.from_settings(settings)
         self.size = max(1, settings.pool_size)
@@ -54,29 +57,30 @@ class WorkerPool:
         self._last_error = ""
         self._closed = False
         self._walls: collections.deque[float] = collections.deque(maxlen=20)
-        self._zygotes = Zygotes(self.config, self.size, START_TIMEOUT_S) \
-            if fork_wanted(settings.fork_workers, self.config.isolation) else None
+        self._zygotes = (
+            Zygotes(self.config, self.size, START_TIMEOUT_S)
+            if fork_wanted(settings.fork_workers, self.config.isolation)
+            else None
+        )
         with self._cond:
             self._fill()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "WorkerPool":
+    def from_settings(cls, settings: Settings) -> WorkerPool:
         return cls(settings)
 
     @property
     def isolation(self) -> str:
         return self.config.isolation
 
-    def submit(self, job: Job, on_event: Optional[OnEvent] = None,
-               control: Optional[JobControl] = None) -> Report:
+    def submit(self, job: Job, on_event: OnEvent | None = None, control: JobControl | None = None) -> Report:
         """Queues the job (reporting its place), runs it on a fresh warm worker, returns the
         Report. Raises LimitError at once when the queue is full. An export is then verified
         on another fresh worker."""
-        check_text(job.source)   # before a worker is used: the job file must be writable text
+        check_text(job.source)  # before a worker is used: the job file must be writable text
         return exports.export_then_verify(job, lambda j: self._submit_one(j, on_event, control))
 
-    def _submit_one(self, job: Job, on_event: Optional[OnEvent],
-                    control: Optional[JobControl] = None) -> Report:
+    def _submit_one(self, job: Job, on_event: OnEvent | None, control: JobControl | None = None) -> Report:
         emit = on_event or (lambda event: None)
         asked = time.monotonic()
         worker = self._take(emit)
@@ -87,8 +91,7 @@ class WorkerPool:
         done = threading.Event()
         if control is not None:
             control.uid = worker.uid
-            threading.Thread(target=_kill_on, args=(control.stop, done, worker),
-                             daemon=True).start()
+            threading.Thread(target=_kill_on, args=(control.stop, done, worker), daemon=True).start()
         try:
             outcome = supervise(worker, job, timeout, on_event, self.settings.demote_after_s)
         finally:
@@ -108,10 +111,13 @@ class WorkerPool:
             if self._closed:
                 raise SandboxError("the worker pool is closed")
             if len(self._waiting) >= self.settings.queue_limit:
-                raise LimitError(_("Busy: {n} jobs queued; try again in ~{s} s").format(
-                    n=len(self._waiting), s=self._eta_s(len(self._waiting))))
+                raise LimitError(
+                    _("Busy: {n} jobs queued; try again in ~{s} s").format(
+                        n=len(self._waiting), s=self._eta_s(len(self._waiting))
+                    )
+                )
             self._waiting.append(ticket)
-        told: Optional[int] = None
+        told: int | None = None
         try:
             while True:
                 with self._cond:
@@ -122,26 +128,25 @@ class WorkerPool:
                 if worker is not None:
                     return worker
                 told = position
-                emit({"event": "queued", "position": position,
-                      "eta_s": self._eta_s(position)})
+                emit({"event": "queued", "position": position, "eta_s": self._eta_s(position)})
         finally:
             with self._cond:
                 if ticket in self._waiting:
                     self._waiting.remove(ticket)
 
-    def _next_worker(self, ticket: object) -> tuple[Optional[SandboxedWorker], int]:
+    def _next_worker(self, ticket: object) -> tuple[SandboxedWorker | None, int]:
         """With the lock held: a live warm worker for this ticket if it is its turn."""
         if self._closed:
             raise SandboxError("the worker pool is closed")
         position = self._waiting.index(ticket)
         while position == 0 and self._running < self.size and self._ready:
             worker = self._ready.pop(0)
-            if not worker.alive():                    # died while idle: replace it
+            if not worker.alive():  # died while idle: replace it
                 threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
                 continue
             self._waiting.remove(ticket)
             self._running += 1
-            self._fill()                              # refill now, while this job runs
+            self._fill()  # refill now, while this job runs
             return worker, 0
         if not self._ready and not self._starting and self._failures >= MAX_START_FAILURES:
             raise SandboxError(f"the sandbox cannot start workers: {self._last_error}")
@@ -151,22 +156,24 @@ class WorkerPool:
         """With the lock held: start workers until `size` are warm or warming (a fresh process
         warms while a job runs; a zygote forks its next worker once its last one is gone)."""
         busy = self._running if self._zygotes is not None else 0
-        while (not self._closed and len(self._ready) + self._starting + busy < self.size
-               and self._failures < MAX_START_FAILURES):
+        while (
+            not self._closed
+            and len(self._ready) + self._starting + busy < self.size
+            and self._failures < MAX_START_FAILURES
+        ):
             self._starting += 1
             threading.Thread(target=self._start_one, daemon=True).start()
 
     def _start_one(self) -> None:
-        worker: Optional[SandboxedWorker] = None
+        worker: SandboxedWorker | None = None
         try:
-            worker = self._zygotes.fork() if self._zygotes is not None else \
-                WorkerProcess(self.config)
-            if worker is None:                 # every zygote is still busy: a release refills
+            worker = self._zygotes.fork() if self._zygotes is not None else WorkerProcess(self.config)
+            if worker is None:  # every zygote is still busy: a release refills
                 with self._cond:
                     self._starting -= 1
                 return
             worker.wait_ready(START_TIMEOUT_S)
-        except Exception as e:  # any failure to start is reported to waiting submitters
+        except Exception as e:  # noqa: BLE001 - any failure to start is reported to waiting submitters
             if worker is not None:
                 _discard(worker)
             with self._cond:
@@ -200,20 +207,26 @@ class WorkerPool:
             self._cond.notify_all()
 
     def _sandbox_info(self, worker: SandboxedWorker, timeout: float):
-        notes = [f"GPU: {worker.gpus} device(s), {self.settings.gpu_memory_mb} MiB each"] \
-            if worker.gpus else []
+        notes = (
+            [f"GPU: {worker.gpus} device(s), {self.settings.gpu_memory_mb} MiB each"] if worker.gpus else []
+        )
         if self._zygotes is not None:
             notes.append(FORKED_NOTE)
-        return sandbox_info(self.config.isolation, _limits(self.config, worker, timeout),
-                            self.config.notes, notes)
+        return sandbox_info(
+            self.config.isolation, _limits(self.config, worker, timeout), self.config.notes, notes
+        )
 
-    def wait_ready(self, count: Optional[int] = None, timeout_s: float = START_TIMEOUT_S) -> bool:
+    def wait_ready(self, count: int | None = None, timeout_s: float = START_TIMEOUT_S) -> bool:
         """Blocks until `count` workers are warm (for benchmarks and start-up health checks)."""
         count = self.size if count is None else count
         with self._cond:
-            return self._cond.wait_for(lambda: len(self._ready) >= count or self._closed or
-                                       self._failures >= MAX_START_FAILURES, timeout_s) \
+            return (
+                self._cond.wait_for(
+                    lambda: len(self._ready) >= count or self._closed or self._failures >= MAX_START_FAILURES,
+                    timeout_s,
+                )
                 and len(self._ready) >= count
+            )
 
     def close(self) -> None:
         with self._cond:
@@ -225,7 +238,7 @@ class WorkerPool:
         if self._zygotes is not None:
             self._zygotes.close()
 
-    def __enter__(self) -> "WorkerPool":
+    def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -235,7 +248,7 @@ class WorkerPool:
 def _limits(config: SandboxConfig, worker: SandboxedWorker, timeout: float) -> dict:
     limits = dict(config.limits, wall_s=timeout)
     if worker.uid is not None:
-        limits["uid"] = worker.uid               # the job ran as this uid, alone
+        limits["uid"] = worker.uid  # the job ran as this uid, alone
     return limits
 
 
@@ -255,11 +268,14 @@ def _kill_on(cancel: threading.Event, done: threading.Event, worker: SandboxedWo
 
 def with_warm(report: Report, warm: bool) -> Report:
     executor = report.executor
-    return report if executor is None else \
-        dataclasses.replace(report, executor=dataclasses.replace(executor, warm=warm))
+    return (
+        report
+        if executor is None
+        else dataclasses.replace(report, executor=dataclasses.replace(executor, warm=warm))
+    )
 
 
-def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -> Report:
+def run_once(job: Job, settings: Settings, on_event: OnEvent | None = None) -> Report:
     """The cold path (the CLI): one worker, no pool, same sandbox and same Report; an export is
     verified on a second fresh worker."""
     check_text(job.source)
@@ -271,8 +287,7 @@ def run_once(job: Job, settings: Settings, on_event: Optional[OnEvent] = None) -
     return exports.export_then_verify(job, lambda j: _run_cold(j, settings, config, on_event))
 
 
-def _run_cold(job: Job, settings: Settings, config: SandboxConfig,
-              on_event: Optional[OnEvent]) -> Report:
+def _run_cold(job: Job, settings: Settings, config: SandboxConfig, on_event: OnEvent | None) -> Report:
     worker = WorkerProcess(config)
     timeout = min(job.timeout_s, settings.timeout_s)
     try:
@@ -286,5 +301,5 @@ def _run_cold(job: Job, settings: Settings, config: SandboxConfig,
     finally:
         worker.release()
     info = sandbox_info(config.isolation, _limits(config, worker, timeout), config.notes)
-    report = with_warm(finish(outcome, info, timeout, job.language), False)   # its own TF import
+    report = with_warm(finish(outcome, info, timeout, job.language), False)  # its own TF import
     return exports.with_collected(report, *outcome.files.result())

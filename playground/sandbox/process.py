@@ -1,4 +1,5 @@
 """Starts one sandboxed worker process (bubblewrap or plain process, dropped uid) and talks to it."""
+
 from __future__ import annotations
 
 import collections
@@ -10,21 +11,23 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from ..contract import protocol
 from ..contract.config import Settings
 from ..contract.errors import SandboxError
 from ..contract.job import Job, job_to_json
-from . import bwrap, exports, layout, limits as rlimits
+from . import bwrap, exports, layout
+from . import limits as rlimits
 
 # bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that spawned it
 # ends; so every spawn happens on one thread that lives as long as this process.
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
-WARMING_NICE = 10                 # a refilling worker's TF import yields the cores to running jobs
-PROGRESS_CAP = 5_000              # progress messages decoded per job; a flood's rest is dropped
+WARMING_NICE = 10  # a refilling worker's TF import yields the cores to running jobs
+PROGRESS_CAP = 5_000  # progress messages decoded per job; a flood's rest is dropped
 REDUCED = "reduced isolation: not for public hosting"
 
 
@@ -32,18 +35,18 @@ REDUCED = "reduced isolation: not for public hosting"
 class SandboxConfig:
     """Everything a spawn needs, decided once per pool (the bubblewrap probe included)."""
 
-    isolation: str                      # "bubblewrap" | "process"
+    isolation: str  # "bubblewrap" | "process"
     python: str
     limits: dict[str, Any]
     tmp_mb: int
     notes: tuple[str, ...] = ()
-    prefix: Optional[str] = None
+    prefix: str | None = None
     worker_limits: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "SandboxConfig":
+    def from_settings(cls, settings: Settings) -> SandboxConfig:
         python = settings.python or sys.executable
-        layout.code_dir()                   # stage the package once, before workers race to
+        layout.code_dir()  # stage the package once, before workers race to
         uid = layout.leases.take()
         try:
             why_not = "" if settings.isolation == "process" else bwrap.probe(uid)
@@ -56,29 +59,37 @@ class SandboxConfig:
         if isolation == "process":
             notes.append(REDUCED + (f" ({why_not})" if why_not else ""))
         if not layout.leases.enabled:
-            notes.append("not running as root: jobs share the server's uid (no RLIMIT_NPROC, "
-                         "no uid-wide kill)")
+            notes.append(
+                "not running as root: jobs share the server's uid (no RLIMIT_NPROC, no uid-wide kill)"
+            )
         limits = rlimits.limits_of(settings)
         worker_limits = dict(limits, gpu_memory_mb=settings.gpu_memory_mb)
-        return cls(isolation, python, limits, settings.tmp_mb, tuple(notes),
-                   layout.interpreter_prefix(python), worker_limits)
+        return cls(
+            isolation,
+            python,
+            limits,
+            settings.tmp_mb,
+            tuple(notes),
+            layout.interpreter_prefix(python),
+            worker_limits,
+        )
 
 
 class SandboxedWorker:
     """The host's end of one job's worker, however it was started: its job dir, its protocol
     pipe, its stderr. Subclasses say how the job reaches it and how it is stopped."""
 
-    uid: Optional[int]
+    uid: int | None
     dirs: layout.WorkerDirs
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
         self.stderr = tempfile.TemporaryFile()
         self._reader = protocol.LineReader()
-        self._pending: collections.deque[bytes] = collections.deque()   # read, not decoded
+        self._pending: collections.deque[bytes] = collections.deque()  # read, not decoded
         self._progress = 0
         self._fd = -1
-        self.pid: Optional[int] = None
+        self.pid: int | None = None
         self.pid_namespace = 0
         self.gpus = 0
 
@@ -88,20 +99,20 @@ class SandboxedWorker:
 
     def wait_ready(self, timeout_s: float) -> None:
         for message in self.events(time.monotonic() + timeout_s):
-            if isinstance(message, protocol.Ready):      # said before any user code ran
+            if isinstance(message, protocol.Ready):  # said before any user code ran
                 self.pid, self.gpus = message.pid, message.gpus
                 self.pid_namespace = message.pid_namespace
                 return
-        raise SandboxError("the sandbox worker did not start: " + (self.stderr_tail() or
-                           f"exit status {self.exit_code()}"))
+        raise SandboxError(
+            "the sandbox worker did not start: " + (self.stderr_tail() or f"exit status {self.exit_code()}")
+        )
 
     def start_job(self, job: Job) -> Job:
         """Writes the source where the job can read but not change it, then hands it over. The
         job keeps the user's file name: tracebacks name their file, not the sandbox's path."""
         self.prioritise()
         layout.write_job_file(self.dirs, job.source, self.uid)
-        job = exports.attach(job, self.dirs.job, self._inside(self.dirs.job, bwrap.JOB_MOUNT),
-                             self.uid)
+        job = exports.attach(job, self.dirs.job, self._inside(self.dirs.job, bwrap.JOB_MOUNT), self.uid)
         try:
             self._send_job((job_to_json(job) + "\n").encode())
         except OSError as e:
@@ -118,10 +129,10 @@ class SandboxedWorker:
     def set_priority(self, nice: int) -> None:
         set_priority_of(self.pid_namespace, self.uid, nice)
 
-    def cpu_seconds(self) -> Optional[float]:
+    def cpu_seconds(self) -> float | None:
         return cpu_seconds_of(self.pid_namespace, self.uid)
 
-    def exit_code(self) -> Optional[int]:
+    def exit_code(self) -> int | None:
         raise NotImplementedError
 
     def _message(self, message: protocol.Message) -> bool:
@@ -180,25 +191,47 @@ def file_tail(handle: object, size: int = 4000) -> str:
         return ""
 
 
-def spawn(config: SandboxConfig, uid: Optional[int], dirs: layout.WorkerDirs, module: str,
-          arguments: list[str], pass_fd: int, stderr: object, nice: bool,
-          nested_userns: bool = False) -> subprocess.Popen:
+def spawn(
+    config: SandboxConfig,
+    uid: int | None,
+    dirs: layout.WorkerDirs,
+    module: str,
+    arguments: list[str],
+    pass_fd: int,
+    stderr: object,
+    nice: bool,
+    nested_userns: bool = False,
+) -> subprocess.Popen:
     """Starts `python -m module` in the sandbox (bubblewrap, or a plain process as uid), on the
     one long-lived spawner thread; pass_fd is the only fd it inherits besides stdio."""
     command = [config.python, "-m", module, *arguments]
     if config.isolation == "bubblewrap":
-        command = bwrap.argv(command, rlimits.worker_env(bwrap.CODE_MOUNT, "/tmp"),
-                             prefix=config.prefix, code_dir=layout.code_dir(), job_dir=dirs.job,
-                             tmp_mb=config.tmp_mb, nested_userns=nested_userns)
+        command = bwrap.argv(
+            command,
+            rlimits.worker_env(bwrap.CODE_MOUNT, "/tmp"),
+            prefix=config.prefix,
+            code_dir=layout.code_dir(),
+            job_dir=dirs.job,
+            tmp_mb=config.tmp_mb,
+            nested_userns=nested_userns,
+        )
         env: dict[str, str] = {}
     else:
         env = rlimits.worker_env(layout.code_dir(), dirs.tmp)
     return _SPAWNER.submit(
-        subprocess.Popen, command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-        stderr=stderr, pass_fds=(pass_fd,), start_new_session=True, env=env, cwd=dirs.tmp,
+        subprocess.Popen,
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        pass_fds=(pass_fd,),
+        start_new_session=True,
+        env=env,
+        cwd=dirs.tmp,
         **bwrap.as_user(uid),
         # Only root can restore the priority when the job starts, so only root lowers it.
-        preexec_fn=_yield_cpu if nice and uid is not None else None).result()
+        preexec_fn=_yield_cpu if nice and uid is not None else None,
+    ).result()
 
 
 class WorkerProcess(SandboxedWorker):
@@ -211,9 +244,16 @@ class WorkerProcess(SandboxedWorker):
         read_fd, write_fd = os.pipe()
         self._fd = read_fd
         try:
-            self.proc = spawn(config, self.uid, self.dirs, "playground.sandbox.worker",
-                              ["--fd", str(write_fd), "--limits", json.dumps(config.worker_limits)],
-                              write_fd, self.stderr, nice=True)
+            self.proc = spawn(
+                config,
+                self.uid,
+                self.dirs,
+                "playground.sandbox.worker",
+                ["--fd", str(write_fd), "--limits", json.dumps(config.worker_limits)],
+                write_fd,
+                self.stderr,
+                nice=True,
+            )
         except BaseException:
             self.release()
             raise
@@ -230,16 +270,17 @@ class WorkerProcess(SandboxedWorker):
         self.proc.stdin.close()
 
     def prioritise(self) -> None:
-        self.set_priority(0)        # it was spawned, and imported TF, at WARMING_NICE
+        self.set_priority(0)  # it was spawned, and imported TF, at WARMING_NICE
 
     def kill(self) -> None:
         """Stops everything the job started: the PID namespace dies with bwrap, a setsid
         child of the process fallback dies by the uid-wide sweep."""
         kill_group(self.proc)
         from .leftovers import sweep
+
         sweep(self.uid)
 
-    def exit_signal(self, timeout_s: float = 2.0) -> Optional[int]:
+    def exit_signal(self, timeout_s: float = 2.0) -> int | None:
         """The signal that ended the worker, if any (bwrap reports it as 128 + signal)."""
         try:
             code = self.proc.wait(timeout_s)
@@ -251,7 +292,7 @@ class WorkerProcess(SandboxedWorker):
             return code - 128
         return None
 
-    def exit_code(self) -> Optional[int]:
+    def exit_code(self) -> int | None:
         return self.proc.returncode if hasattr(self, "proc") else None
 
     def release(self) -> None:
@@ -270,11 +311,11 @@ def kill_group(proc: subprocess.Popen) -> None:
             pass
 
 
-def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],
-                  dirs: layout.WorkerDirs) -> None:
+def reap_and_free(proc: subprocess.Popen | None, uid: int | None, dirs: layout.WorkerDirs) -> None:
     """After a kill: reaps the sandbox, frees its uid once no process of it is left (a uid with
     survivors is never handed out again), and removes its dirs."""
     from .leftovers import sweep_until_gone
+
     if proc is not None:
         try:
             proc.wait(10)
@@ -285,16 +326,17 @@ def reap_and_free(proc: Optional[subprocess.Popen], uid: Optional[int],
     dirs.remove()
 
 
-def sandbox_pids(pid_namespace: int, uid: Optional[int]) -> Optional[list[int]]:
+def sandbox_pids(pid_namespace: int, uid: int | None) -> list[int] | None:
     """Host pids of every process of one sandbox: its own PID namespace where it has one, else
     every process of its uid; None for an unsandboxed worker, which shares this uid."""
     from .leftovers import processes_in_namespace, processes_of
+
     if pid_namespace and pid_namespace != _own_pid_namespace():
         return processes_in_namespace(pid_namespace)
     return processes_of(uid) if uid is not None else None
 
 
-def set_priority_of(pid_namespace: int, uid: Optional[int], nice: int) -> None:
+def set_priority_of(pid_namespace: int, uid: int | None, nice: int) -> None:
     """Every thread of every process of one sandbox at this niceness (the host is root)."""
     for pid in sandbox_pids(pid_namespace, uid) or ():
         try:
@@ -308,7 +350,7 @@ def set_priority_of(pid_namespace: int, uid: Optional[int], nice: int) -> None:
                 pass
 
 
-def cpu_seconds_of(pid_namespace: int, uid: Optional[int]) -> Optional[float]:
+def cpu_seconds_of(pid_namespace: int, uid: int | None) -> float | None:
     """CPU seconds the sandbox's processes used, read by the host from /proc: each live (or
     zombie) process's own time plus what it reaped of its children. None when unknown."""
     pids = sandbox_pids(pid_namespace, uid)
@@ -321,7 +363,7 @@ def cpu_seconds_of(pid_namespace: int, uid: Optional[int]) -> Optional[float]:
                 fields = handle.read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        ticks += sum(int(v) for v in fields[11:15])     # utime stime cutime cstime
+        ticks += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
     return ticks / os.sysconf("SC_CLK_TCK")
 
 

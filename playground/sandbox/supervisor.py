@@ -4,11 +4,12 @@ Everything the worker says is decoded and bounded on the way in (contract/protoc
 facts the host acts on (how long the job ran, whether it was demoted, when it must stop) come
 from the supervisor's own clock, never from a message.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 from ..contract import protocol
 from ..contract.errors import Cancelled
@@ -16,32 +17,36 @@ from ..contract.job import Job, Report
 from . import exports
 from .process import SandboxedWorker
 
-DEMOTED_NICE = 19                 # the lowest priority: a long job runs on what others leave
+DEMOTED_NICE = 19  # the lowest priority: a long job runs on what others leave
 
 
 @dataclass
 class Outcome:
     """What the parent saw; outcome.finish turns it into the user's Report."""
 
-    report: Optional[Report] = None
-    crash: Optional[protocol.Crash] = None
+    report: Report | None = None
+    crash: protocol.Crash | None = None
     timed_out: bool = False
     overflow: bool = False
-    malformed: str = ""                      # why the worker's stream was refused, if it was
-    signal: Optional[int] = None
-    exit_code: Optional[int] = None
+    malformed: str = ""  # why the worker's stream was refused, if it was
+    signal: int | None = None
+    exit_code: int | None = None
     stderr: str = ""
-    wall_s: float = 0.0                      # the supervisor's clock: what the job is billed
-    cpu_s: Optional[float] = None            # the host's reading of /proc as the job ended
-    job: Optional[Job] = None
+    wall_s: float = 0.0  # the supervisor's clock: what the job is billed
+    cpu_s: float | None = None  # the host's reading of /proc as the job ended
+    job: Job | None = None
     files: exports.FileSink = field(default_factory=exports.FileSink)
-    environment: Optional[protocol.Environment] = None   # said before the user's code ran
-    demoted_after_s: Optional[float] = None  # when it went on at DEMOTED_NICE, if it did
+    environment: protocol.Environment | None = None  # said before the user's code ran
+    demoted_after_s: float | None = None  # when it went on at DEMOTED_NICE, if it did
 
 
-def supervise(worker: SandboxedWorker, job: Job, timeout_s: float,
-              on_event: Optional[Callable[[dict], None]] = None,
-              demote_after_s: float = 0.0) -> Outcome:
+def supervise(
+    worker: SandboxedWorker,
+    job: Job,
+    timeout_s: float,
+    on_event: Callable[[dict], None] | None = None,
+    demote_after_s: float = 0.0,
+) -> Outcome:
     """Runs the job; whatever happens, the worker and everything it started are killed. A job
     still running after demote_after_s (0: never) goes on at the lowest CPU priority, so a
     short run of anyone else's gets the cores first (a multilevel feedback queue's rule).
@@ -49,15 +54,15 @@ def supervise(worker: SandboxedWorker, job: Job, timeout_s: float,
     started = time.monotonic()
     deadline = started + timeout_s
     demote_at = started + demote_after_s if 0 < demote_after_s < timeout_s else None
-    outcome = Outcome(files=exports.FileSink(accept=job.export))   # only an export sends files
+    outcome = Outcome(files=exports.FileSink(accept=job.export))  # only an export sends files
     try:
         outcome.job = worker.start_job(job)
         while not _read_events(worker, demote_at or deadline, outcome, on_event):
-            if demote_at is None:            # the stream stopped at the deadline itself
+            if demote_at is None:  # the stream stopped at the deadline itself
                 raise TimeoutError()
             worker.set_priority(DEMOTED_NICE)
             outcome.demoted_after_s, demote_at = demote_after_s, None
-            if on_event is not None:         # the fair queue lets a short job in beside it
+            if on_event is not None:  # the fair queue lets a short job in beside it
                 _forward(on_event, {"event": "demoted", "after_s": demote_after_s})
     except TimeoutError:
         outcome.timed_out = True
@@ -66,13 +71,13 @@ def supervise(worker: SandboxedWorker, job: Job, timeout_s: float,
     except protocol.MalformedMessage as error:
         outcome.malformed = str(error)
     except OSError:
-        pass                                 # the worker vanished; decided from exit status
+        pass  # the worker vanished; decided from exit status
     finally:
         outcome.wall_s = time.monotonic() - started
         done = outcome.report is not None or outcome.crash is not None
         ended = done or outcome.timed_out or outcome.overflow or outcome.malformed
         if not ended:
-            outcome.signal = worker.exit_signal(timeout_s=2.0)   # died on its own: why?
+            outcome.signal = worker.exit_signal(timeout_s=2.0)  # died on its own: why?
             outcome.exit_code = worker.exit_code()
         outcome.cpu_s = worker.cpu_seconds()
         worker.kill()
@@ -80,8 +85,9 @@ def supervise(worker: SandboxedWorker, job: Job, timeout_s: float,
     return outcome
 
 
-def _read_events(worker: SandboxedWorker, until: float, outcome: Outcome,
-                 on_event: Optional[Callable[[dict], None]]) -> bool:
+def _read_events(
+    worker: SandboxedWorker, until: float, outcome: Outcome, on_event: Callable[[dict], None] | None
+) -> bool:
     """Reads the job's messages into the outcome; True once the stream ended, False at
     `until`. Only progress is passed on, rebuilt from its decoded fields."""
     try:
@@ -95,7 +101,7 @@ def _read_events(worker: SandboxedWorker, until: float, outcome: Outcome,
             if isinstance(message, protocol.FileChunk):
                 outcome.files.receive(protocol.as_event(message))
             elif isinstance(message, protocol.Environment):
-                outcome.environment = outcome.environment or message   # the first: before user code
+                outcome.environment = outcome.environment or message  # the first: before user code
             elif isinstance(message, protocol.PROGRESS) and on_event is not None:
                 _forward(on_event, protocol.as_event(message))
     except TimeoutError:
@@ -107,6 +113,6 @@ def _forward(on_event: Callable[[dict], None], event: dict) -> None:
     try:
         on_event(event)
     except Cancelled:
-        raise                # the client has gone: supervise() kills the job
-    except Exception:  # a broken UI callback must not lose the job's report
+        raise  # the client has gone: supervise() kills the job
+    except Exception:  # noqa: BLE001 - a broken UI callback must not lose the job's report
         pass

@@ -8,12 +8,12 @@ waits for a TF import), which shuts down after PLAYGROUND_VERSION_IDLE_S without
 
 Never imports TensorFlow: the versions come from package metadata (playground/contract/versions.py).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import threading
 import time
-from typing import Optional
 
 from ..contract import versions
 from ..contract.config import Settings
@@ -25,7 +25,7 @@ REAP_EVERY_S = 30.0
 
 
 def pool_sizes(text: str) -> dict[str, int]:
-    """"2.15.1=1, 2.18.1=2" -> {"2.15.1": 1, "2.18.1": 2}; a malformed entry is a SpecError."""
+    """ "2.15.1=1, 2.18.1=2" -> {"2.15.1": 1, "2.18.1": 2}; a malformed entry is a SpecError."""
     sizes: dict[str, int] = {}
     for item in (p.strip() for p in text.split(",")):
         if not item:
@@ -47,8 +47,9 @@ class VersionedPool:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         # The default pool also holds the background workers that demoted jobs step aside to.
-        self.default = WorkerPool(dataclasses.replace(
-            settings, pool_size=settings.pool_size + settings.background_slots))
+        self.default = WorkerPool(
+            dataclasses.replace(settings, pool_size=settings.pool_size + settings.background_slots)
+        )
         self._lock = threading.Lock()
         self._pools: dict[str, WorkerPool] = {}
         self._last_used: dict[str, float] = {}
@@ -71,12 +72,11 @@ class VersionedPool:
     def isolation(self) -> str:
         return self.default.isolation
 
-    def wait_ready(self, count: Optional[int] = None, timeout_s: float = 120.0) -> bool:
+    def wait_ready(self, count: int | None = None, timeout_s: float = 120.0) -> bool:
         return self.default.wait_ready(count, timeout_s)
 
-    def submit(self, job: Job, on_event: Optional[OnEvent] = None,
-               control: Optional[JobControl] = None) -> Report:
-        if not job.tf_version:      # the default: no need to read every venv's metadata per job
+    def submit(self, job: Job, on_event: OnEvent | None = None, control: JobControl | None = None) -> Report:
+        if not job.tf_version:  # the default: no need to read every venv's metadata per job
             return self.default.submit(job, on_event, control)
         try:
             version = versions.resolve(self.settings, job.tf_version)
@@ -112,7 +112,7 @@ class VersionedPool:
             now = time.monotonic()
             idle = []
             with self._lock:
-                for name, pool in list(self._pools.items()):
+                for name in list(self._pools):
                     if self._warm.get(name, 0) > 0 or self._running.get(name, 0):
                         continue
                     if now - self._last_used.get(name, now) >= self.settings.version_idle_s:
@@ -133,9 +133,8 @@ class VersionedPool:
             pool.close()
         self.default.close()
 
-    def __enter__(self) -> "VersionedPool":
+    def __enter__(self) -> VersionedPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

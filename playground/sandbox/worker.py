@@ -5,6 +5,7 @@ Protocol: JSON lines on the fd given by --fd (never stdout, which user code owns
 {"event": "ready"} once warm, engine events while the job runs, then {"event": "report", ...}.
 The job arrives as one JSON line on stdin, which is then closed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,19 +27,21 @@ class Channel:
         data = (json.dumps(message) + "\n").encode()
         try:
             while data:
-                data = data[os.write(self.fd, data):]
+                data = data[os.write(self.fd, data) :]
         except OSError:
-            pass            # the user closed our fd, or the parent is gone: nothing to tell
+            pass  # the user closed our fd, or the parent is gone: nothing to tell
 
 
 def _warm_up(tf) -> None:
     """Pays AutoGraph's first conversion before the job arrives. Nothing here may run an op or
     trace a function: either initializes TF's eager context, after which a script can no longer
     configure the runtime (threads, devices, placement) as it can under plain Python."""
+
     def inc(x):
         if x > 0:
             x = x + 1
         return x
+
     tf.autograph.to_code(inc)
 
 
@@ -61,7 +64,8 @@ def main(argv: list[str] | None = None) -> None:
 def import_engine() -> None:
     """The expensive part of a worker's life: a fresh worker pays it, a zygote pays it once."""
     import tensorflow  # noqa: F401
-    import playground.engine  # noqa: F401
+
+    import playground.engine
     import playground.sandbox.exports  # noqa: F401
 
 
@@ -82,13 +86,16 @@ def filter_system_calls(language: str) -> None:
     from playground.contract.errors import SandboxError
     from playground.contract.i18n import _
     from playground.sandbox import seccomp
+
     try:
         seccomp.install()
     except OSError as error:
         with i18n.using(language):
-            raise SandboxError(_(
-                "The sandbox could not install its system call filter, so the job did not "
-                "run: {error}").format(error=error)) from None
+            raise SandboxError(
+                _(
+                    "The sandbox could not install its system call filter, so the job did not run: {error}"
+                ).format(error=error)
+            ) from None
 
 
 def serve(channel: Channel, limits: dict) -> None:
@@ -96,35 +103,40 @@ def serve(channel: Channel, limits: dict) -> None:
     worker enters here too, after the fork: CUDA and TF's thread pools start in the worker."""
     import_engine()
     import tensorflow as tf
-    from playground.engine import analyze, device
+
     from playground.contract.job import job_from_json, to_dict
-    from playground.sandbox import exports, limits as rlimits
+    from playground.engine import analyze, device
+    from playground.sandbox import exports
+    from playground.sandbox import limits as rlimits
 
     gpus = device.gpus()
     if gpus:
         device.share_gpu_memory(int(limits.get("gpu_memory_mb", 2048)), gpus)
     _warm_up(tf)
     _leave_the_script_alone()
-    channel.send({"event": "ready", "pid": os.getpid(), "gpus": len(gpus),
-                  "pid_namespace": pid_namespace()})
+    channel.send({"event": "ready", "pid": os.getpid(), "gpus": len(gpus), "pid_namespace": pid_namespace()})
 
     line = sys.stdin.readline()
     if not line:
-        os._exit(0)                        # the pool closed without giving us a job
+        os._exit(0)  # the pool closed without giving us a job
     job = job_from_json(line)
     rlimits.apply(limits, gpu=bool(gpus))
     try:
-        filter_system_calls(job.language)    # last, on every path: the job's code runs next
+        filter_system_calls(job.language)  # last, on every path: the job's code runs next
         report = analyze(job, channel.send)
         if report.export is not None and report.export.path and job.verify is None:
             exports.send_files(report.export.path, channel.send)
         message = {"event": "report", "report": to_dict(report)}
-    except BaseException as e:  # noqa: B036 - whatever happened, the parent must hear of it
-        message = {"event": "crash", "type": type(e).__name__, "message": str(e)[:2000],
-                   "traceback": traceback.format_exc()[-4000:]}
+    except BaseException as e:  # noqa: BLE001 - whatever happened, the parent must hear of it
+        message = {
+            "event": "crash",
+            "type": type(e).__name__,
+            "message": str(e)[:2000],
+            "traceback": traceback.format_exc()[-4000:],
+        }
     if os.getpid() == channel.pid:
         channel.send(message)
-    os._exit(0)                            # skip TF teardown; the process is discarded anyway
+    os._exit(0)  # skip TF teardown; the process is discarded anyway
 
 
 if __name__ == "__main__":

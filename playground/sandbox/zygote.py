@@ -19,6 +19,7 @@ Control socket (--control FD, SOCK_SEQPACKET, one JSON message per packet):
     zygote -> host  {"reaped": keeper_pid, "gone": true}
 The host closing the socket ends the zygote, and with it (bubblewrap's PID namespace) every job.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,7 @@ from . import namespaces
 from .bwrap import JOB_MOUNT
 
 KILL_WAIT_S = 5.0
-FORK_WAIT_S = 15.0                # both stay well under the host's reply timeout (forked.py)
+FORK_WAIT_S = 15.0  # both stay well under the host's reply timeout (forked.py)
 DEVNULL = os.devnull
 
 
@@ -45,30 +46,32 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tmp-mb", type=int, required=True)
     args = parser.parse_args(argv)
     control = socket.socket(fileno=args.control)
-    namespaces.prctl(namespaces.PR_SET_CHILD_SUBREAPER, 1)   # orphaned inits come back to us
-    os.chdir("/")                # nothing of ours is a fork's working directory
+    namespaces.prctl(namespaces.PR_SET_CHILD_SUBREAPER, 1)  # orphaned inits come back to us
+    os.chdir("/")  # nothing of ours is a fork's working directory
     from .worker import import_engine
-    import_engine()          # no TF op runs here: thread pools and CUDA start after the fork
+
+    import_engine()  # no TF op runs here: thread pools and CUDA start after the fork
     Zygote(control, json.loads(args.limits), args.tmp_mb).serve()
 
 
 class Zygote:
     def __init__(self, control: socket.socket, limits: dict, tmp_mb: int) -> None:
         self.control, self.limits, self.tmp_mb = control, limits, tmp_mb
-        self.inits: dict[int, int] = {}          # keeper pid -> its init's pid (our namespace)
+        self.inits: dict[int, int] = {}  # keeper pid -> its init's pid (our namespace)
 
     def reply(self, message: dict) -> None:
         self.control.send(json.dumps(message).encode())
 
     def serve(self) -> None:
         from .worker import pid_namespace
+
         self.reply({"event": "ready", "pid": os.getpid(), "pid_namespace": pid_namespace()})
         while True:
             try:
                 data, fds, _, _ = socket.recv_fds(self.control, 65536, 3)
             except OSError:
                 data, fds = b"", []
-            if not data:                          # the host is gone: so is every job
+            if not data:  # the host is gone: so is every job
                 os._exit(0)
             try:
                 request = json.loads(data)
@@ -137,10 +140,11 @@ class Zygote:
                 return
 
 
-def _keeper(control: int, job_in: int, events: int, stderr: int, report: int, folder: str,
-            limits: dict, tmp_mb: int) -> None:
+def _keeper(
+    control: int, job_in: int, events: int, stderr: int, report: int, folder: str, limits: dict, tmp_mb: int
+) -> None:
     """The fork's first process: leaves the zygote's world for namespaces of its own."""
-    os.close(control)            # a job must never reach the socket that hands out jobs
+    os.close(control)  # a job must never reach the socket that hands out jobs
     os.dup2(stderr, 2)
     try:
         namespaces.unshare_all()
@@ -157,7 +161,7 @@ def _keeper(control: int, job_in: int, events: int, stderr: int, report: int, fo
     for fd in (report, job_in, events, stderr, lifeline_r):
         os.close(fd)
     try:
-        os.waitpid(init, 0)     # the lifeline stays open while we live; then we follow init
+        os.waitpid(init, 0)  # the lifeline stays open while we live; then we follow init
     except ChildProcessError:
         pass
     os._exit(0)
@@ -170,15 +174,15 @@ def _init(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) ->
         namespaces.become_init()
     except OSError as error:
         _isolation_failed(error, 72)
-    if select.select([lifeline], [], [], 0)[0]:   # EOF: the keeper died before PDEATHSIG was set
+    if select.select([lifeline], [], [], 0)[0]:  # EOF: the keeper died before PDEATHSIG was set
         os._exit(0)
     worker = os.fork()
     if worker == 0:
         os.close(lifeline)
         _worker(job_in, events, stderr, limits)
-    for fd in (job_in, stderr, lifeline):      # init keeps only the events pipe, to report on
+    for fd in (job_in, stderr, lifeline):  # init keeps only the events pipe, to report on
         os.close(fd)
-    namespaces.prctl(namespaces.PR_SET_DUMPABLE, 0)   # the job may not open or trace its init
+    namespaces.prctl(namespaces.PR_SET_DUMPABLE, 0)  # the job may not open or trace its init
     status = 0
     while True:
         try:
@@ -188,13 +192,16 @@ def _init(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) ->
         if pid == worker:
             status = code
             break
-    exit_event = {"event": "exit", "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status)
-                  else None, "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None}
+    exit_event = {
+        "event": "exit",
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+    }
     try:
         os.write(events, (json.dumps(exit_event) + "\n").encode())
     except OSError:
         pass
-    os._exit(0)                   # and the kernel kills whatever the job left running
+    os._exit(0)  # and the kernel kills whatever the job left running
 
 
 def _worker(job_in: int, events: int, stderr: int, limits: dict) -> None:
@@ -203,10 +210,11 @@ def _worker(job_in: int, events: int, stderr: int, limits: dict) -> None:
     for source, target in ((job_in, 0), (null, 1), (stderr, 2)):
         os.dup2(source, target)
     keep = {0, 1, 2, events}
-    for fd in [int(name) for name in os.listdir("/proc/self/fd")]:   # the zygote's, inherited
+    for fd in [int(name) for name in os.listdir("/proc/self/fd")]:  # the zygote's, inherited
         if fd not in keep:
             _close(fd)
     from .worker import Channel, serve
+
     try:
         serve(Channel(events), limits)
     finally:

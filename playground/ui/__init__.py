@@ -1,7 +1,6 @@
 """The Streamlit page: inputs on the left, results on the right; never imports TensorFlow."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -10,14 +9,29 @@ from ..contract.config import Settings
 from ..contract.i18n import _
 from ..reports.safe_text import markdown_literal
 from ..runs.service import configure_logging
-from . import (claims_table, compare_inputs, editor, keys, language, options, plan, presenter,
-               results, run, state)
+from . import (
+    claims_table,
+    compare_inputs,
+    editor,
+    keys,
+    language,
+    options,
+    plan,
+    presenter,
+    results,
+    run,
+    state,
+)
 
 
 def share_button() -> None:
     with st.popover(_("Copy share link"), width="stretch"):
-        st.caption(_("This link reproduces the code, every setting and the language. Nothing is "
-                     "stored on the server."))
+        st.caption(
+            _(
+                "This link reproduces the code, every setting and the language. Nothing is "
+                "stored on the server."
+            )
+        )
         st.code(state.share_link(), language="text", wrap_lines=True)
 
 
@@ -37,7 +51,7 @@ def inline_scripts() -> tuple[str, ...]:
 def main() -> None:
     settings = Settings.from_env()
     configure_logging()
-    language.apply()   # first: every text below is drawn in this session's language
+    language.apply()  # first: every text below is drawn in this session's language
     # Wide: code wants Compiler Explorer's room (an 80-character line whole beside AutoGraph's).
     st.set_page_config(page_title=_("tf.function playground"), layout="wide")
 
@@ -49,11 +63,15 @@ def main() -> None:
     head.title(_("tf.function playground"))
     with toggle:
         language.toggle()
-    st.caption(_("Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
-                 "traces, converted code, graphs, timings and pitfalls."))
-    stage = presenter.stage()   # presenter mode: a header, big results, the inputs folded away
+    st.caption(
+        _(
+            "Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
+            "traces, converted code, graphs, timings and pitfalls."
+        )
+    )
+    stage = presenter.stage()  # presenter mode: a header, big results, the inputs folded away
     inputs, outputs = (stage.inputs, stage.results) if stage else st.columns([5, 6], gap="large")
-    wide = st.empty()   # below both columns: the code view, at the page's full width
+    wide = st.empty()  # below both columns: the code view, at the page's full width
     with inputs:
         c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
         with c1:
@@ -66,11 +84,16 @@ def main() -> None:
         info = editor.function_picker(infos)
         plan.argument_builder(info)
         plan.plan_text()
-        options.panel(lambda: (options.options(settings.max_timing_budget_s),
-                               options.tf_version_picker(settings), compare_inputs.inputs()))
+        options.panel(
+            lambda: (
+                options.options(settings.max_timing_budget_s),
+                options.tf_version_picker(settings),
+                compare_inputs.inputs(),
+            )
+        )
         editor.file_opener(settings)
         claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
-    if stage:   # its own layout, one script run per Run: the header shows the run's verdict
+    if stage:  # its own layout, one script run per Run: the header shows the run's verdict
         with stage.run_area:
             run_button(settings)
         with outputs:
@@ -87,14 +110,14 @@ def workbench(settings: Settings, wide: DeltaGenerator) -> None:
     """Run, its live status and the results: a Run (or a tab switch) reruns only this, so the
     browser gets the results' deltas, not the inputs'. The inputs' values are read from the
     session state, where every widget's latest value is before any rerun."""
-    language.apply()   # a fragment's own rerun does not pass through main()
+    language.apply()  # a fragment's own rerun does not pass through main()
     bar, status = st.columns([1, 3], vertical_alignment="center")
     with bar:
         run_button(settings, status=status)
     result_area(wide)
 
 
-def run_button(settings: Settings, status: Optional[DeltaGenerator] = None) -> None:
+def run_button(settings: Settings, status: DeltaGenerator | None = None) -> None:
     """Run, and after a run the new report's gutter marks handed to the editor: it was drawn
     above, before the run (early, so a first visit gets it soon), and a Run from the fragment
     does not redraw it at all."""
@@ -103,13 +126,13 @@ def run_button(settings: Settings, status: Optional[DeltaGenerator] = None) -> N
         editor.push_gutter_marks(settings, result.number if result else 0)
 
 
-def result_area(wide: Optional[DeltaGenerator] = None) -> None:
+def result_area(wide: DeltaGenerator | None = None) -> None:
     """The last run's error or result. `wide`: a slot at the page's width for the code view."""
     if st.session_state.get(keys.RUN_ERROR):
-        st.error(markdown_literal(st.session_state[keys.RUN_ERROR]))   # may quote a worker
+        st.error(markdown_literal(st.session_state[keys.RUN_ERROR]))  # may quote a worker
     result = state.result()
     if result is None:
         st.info(_("Press **Run** to trace the function with the call plan."))
     drew_wide = result is not None and results.render(result, wide=wide)
     if wide is not None and not drew_wide:
-        wide.empty()   # no code view this time: the slot held the last one
+        wide.empty()  # no code view this time: the slot held the last one

@@ -1,23 +1,22 @@
 """The gallery's claims x TensorFlow versions table, as `python -m playground claims --json`
 recorded it (playground/gallery/claims_by_version.json): measured once, not on every page view."""
+
 from __future__ import annotations
 
 import functools
 import os
-from typing import Optional
 
 import streamlit as st
 
-from ..reports.claims import ClaimTable
 from ..contract.i18n import _, _p
+from ..reports.claims import ClaimTable
 from . import folded, keys
 
-RECORDED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "gallery",
-                        "claims_by_version.json")
+RECORDED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "gallery", "claims_by_version.json")
 
 
 @functools.lru_cache(maxsize=1)
-def recorded(path: str = RECORDED) -> Optional[ClaimTable]:
+def recorded(path: str = RECORDED) -> ClaimTable | None:
     try:
         with open(path, encoding="utf-8") as handle:
             return ClaimTable.from_json(handle.read())
@@ -27,7 +26,7 @@ def recorded(path: str = RECORDED) -> Optional[ClaimTable]:
 
 def rows(table: ClaimTable, example: str = "") -> list[dict]:
     """One dict per check (of one example, or all), a column per version."""
-    holds, fails = _p("verdict", "holds"), _("fails")   # a cell, not the column "holds"
+    holds, fails = _p("verdict", "holds"), _("fails")  # a cell, not the column "holds"
     out = []
     for row in table.rows:
         if example and row.example != example:
@@ -46,14 +45,20 @@ def claims_panel(example: str) -> None:
     if table is None:
         return
     panel = folded.expander(_("Claims × TensorFlow versions"), keys.CLAIMS_PANEL)
-    if panel is None:       # drawn only when opened: a hidden table still costs every rerun
+    if panel is None:  # drawn only when opened: a hidden table still costs every rerun
         return
     with panel:
-        st.caption(_("Every gallery claim checked on TensorFlow {versions} (measured {date} with "
-                     "`python -m playground claims`).").format(
-                         versions=", ".join(table.versions), date=table.measured_on or "?"))
+        st.caption(
+            _(
+                "Every gallery claim checked on TensorFlow {versions} (measured {date} with "
+                "`python -m playground claims`)."
+            ).format(versions=", ".join(table.versions), date=table.measured_on or "?")
+        )
         only = st.toggle(_("Only this example"), value=True, key=keys.CLAIMS_TABLE)
         changed = [r for r in table.rows if r.changes]
-        st.markdown(_("{changed} of {total} checks changed between versions.").format(
-            changed=len(changed), total=len(table.rows)))
+        st.markdown(
+            _("{changed} of {total} checks changed between versions.").format(
+                changed=len(changed), total=len(table.rows)
+            )
+        )
         st.dataframe(rows(table, example if only else ""), hide_index=True, width="stretch")

@@ -1,5 +1,6 @@
 """Who is asking, in a page run: the client identity (playground/front_door/identity.py) of the
 session's own request, as st.context reports it."""
+
 from __future__ import annotations
 
 import streamlit as st

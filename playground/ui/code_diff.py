@@ -1,4 +1,5 @@
 """Diff of a function against its AutoGraph conversion, ignoring AutoGraph's load/return noise."""
+
 from __future__ import annotations
 
 import ast
@@ -38,8 +39,14 @@ def _lexed(text: str) -> str:
     parts: list[str] = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                              tokenize.DEDENT, tokenize.ENDMARKER):
+            if token.type in (
+                tokenize.COMMENT,
+                tokenize.NL,
+                tokenize.NEWLINE,
+                tokenize.INDENT,
+                tokenize.DEDENT,
+                tokenize.ENDMARKER,
+            ):
                 continue
             value = token.string
             if token.type == tokenize.STRING:
@@ -67,8 +74,8 @@ def _is_boilerplate(lines: list[str], index: int) -> bool:
     text = lines[index].strip()
     if any(p.match(text) for p in _BOILERPLATE):
         return True
-    following = [line.strip() for line in lines[index + 1:index + 3]]
-    previous = [line.strip() for line in lines[max(0, index - 2):index]]
+    following = [line.strip() for line in lines[index + 1 : index + 3]]
+    previous = [line.strip() for line in lines[max(0, index - 2) : index]]
     # try: do_return = True ... except: do_return = False; raise (AutoGraph's return guard)
     if text == "try:" and following[:1] == ["do_return = True"]:
         return True
@@ -97,10 +104,11 @@ def diff(original: str, converted: str) -> CodeDiff:
     old = textwrap.dedent(original).splitlines()
     new = converted.rstrip("\n").splitlines()
     old_items, new_items = _compared(old, converted=False), _compared(new, converted=True)
-    matcher = difflib.SequenceMatcher(None, [k for _, k in old_items], [k for _, k in new_items],
-                                      autojunk=False)
-    status = {i: "  " for i in range(len(new))}    # boilerplate and blanks stay unmarked
-    removed_before: dict[int, list[str]] = {}       # converted index -> original lines it replaced
+    matcher = difflib.SequenceMatcher(
+        None, [k for _, k in old_items], [k for _, k in new_items], autojunk=False
+    )
+    status = {i: "  " for i in range(len(new))}  # boilerplate and blanks stay unmarked
+    removed_before: dict[int, list[str]] = {}  # converted index -> original lines it replaced
     added = removed = kept = 0
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         for _, (index, _key) in zip(range(j1, j2), new_items[j1:j2]):

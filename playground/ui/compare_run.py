@@ -5,22 +5,24 @@ run one after the other, so side b never waits behind side a in its own client's
 never needs a PLAYGROUND_CLIENT_QUEUED place). Where a client may run two jobs at once, they run
 side by side.
 """
+
 from __future__ import annotations
 
 import threading
-from typing import Callable, Mapping, Optional, Protocol
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
 import streamlit as st
 
-from ..reports import compare
-from ..runs.fairness import FairExecutor
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from ..reports import compare
 from ..reports.safe_text import markdown_literal
+from ..runs.fairness import FairExecutor
 from . import compare_inputs, keys
 
 
-class Progress(Protocol):   # run.RunProgress (run.py imports this module)
+class Progress(Protocol):  # run.RunProgress (run.py imports this module)
     def on_event(self, event: dict) -> None: ...
 
     def finish(self, label: str) -> None: ...
@@ -29,7 +31,7 @@ class Progress(Protocol):   # run.RunProgress (run.py imports this module)
 SideB = tuple[compare.CompareSpec, Job]
 
 
-def prepare(values: Mapping[str, object], job: Job) -> Optional[SideB]:
+def prepare(values: Mapping[str, object], job: Job) -> SideB | None:
     """Side b's spec and Job, None when compare is off; a setting that cannot run is shown next
     to its field, and the page reruns (as plan.validate's messages are)."""
     errors = compare_inputs.validate(values, job)
@@ -44,25 +46,34 @@ def concurrent(executor: FairExecutor) -> bool:
     return executor.queue.limits.running_per_client >= 2
 
 
-def submit_both(executor: FairExecutor, job_a: Job, job_b: Job, client: str,
-                progress_a: Progress, progress_b: Progress) -> tuple[Report, Report]:
+def submit_both(
+    executor: FairExecutor, job_a: Job, job_b: Job, client: str, progress_a: Progress, progress_b: Progress
+) -> tuple[Report, Report]:
     try:
         from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
         context = get_script_run_ctx()
-    except ImportError:   # the internal API moved: side b's progress is then not drawn
+    except ImportError:  # the internal API moved: side b's progress is then not drawn
         context = None
 
     def submit(job: Job) -> Report:
-        if context is not None:   # side b's thread, when the sides run at once, can draw too
+        if context is not None:  # side b's thread, when the sides run at once, can draw too
             add_script_run_ctx(threading.current_thread(), context)
         progress = progress_a if job is job_a else progress_b
         return executor.submit(job, on_event=progress.on_event, client=client)
+
     return compare.run_sides(submit, job_a, job_b, concurrent=concurrent(executor))
 
 
-def submit(executor: FairExecutor, job: Job, side_b: Optional[SideB], client: str,
-           progress: Progress, new_progress: Callable[[], Progress],
-           log_b: Callable[[Report], None]) -> tuple[Report, Optional[compare.Comparison]]:
+def submit(
+    executor: FairExecutor,
+    job: Job,
+    side_b: SideB | None,
+    client: str,
+    progress: Progress,
+    new_progress: Callable[[], Progress],
+    log_b: Callable[[Report], None],
+) -> tuple[Report, compare.Comparison | None]:
     """Side a's report, and the comparison when there is a side b (None otherwise)."""
     if side_b is None:
         return executor.submit(job, on_event=progress.on_event, client=client), None
@@ -70,7 +81,6 @@ def submit(executor: FairExecutor, job: Job, side_b: Optional[SideB], client: st
     st.caption(_("Side b ({side}):").format(side=markdown_literal(compare.describe(job_b, spec))))
     progress_b = new_progress()
     a, b = submit_both(executor, job, job_b, client, progress, progress_b)
-    progress_b.finish(_("Side b done: {summary}").format(
-        summary=markdown_literal(b.message or b.status)))
+    progress_b.finish(_("Side b done: {summary}").format(summary=markdown_literal(b.message or b.status)))
     log_b(b)
     return a, compare.compare(spec, job, job_b, a, b)

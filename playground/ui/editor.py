@@ -1,33 +1,41 @@
 """The source editor, the gallery picker and the function picker."""
+
 from __future__ import annotations
 
 import html
 import json
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import streamlit as st
 
 from .. import gallery
-from ..contract import i18n
-from ..reports import notebook
-from ..reports.safe_text import code_span, markdown_literal
-
+from ..contract import i18n, source_info
 from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
-
-from ..contract import source_info
+from ..reports import notebook
+from ..reports.safe_text import code_span, markdown_literal
 from . import code_box, folded, gutter, keys, state
 
-SOURCE_HELP = N_("Paste a module that defines a function. It runs in a sandboxed worker, "
-                 "never in this web process.")
+SOURCE_HELP = N_(
+    "Paste a module that defines a function. It runs in a sandboxed worker, never in this web process."
+)
 # Ace options: Python mode comes from `lang`; these make it an editor for code.
-ACE_OPTIONS = {"showLineNumbers": True, "tabSize": 4, "useSoftTabs": True, "navigateWithinSoftTabs": True,
-               "fontFamily": '"Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
-               "fontSize": 13, "wrap": False, "showPrintMargin": False, "highlightActiveLine": True,
-               "minLines": 14, "maxLines": 32}   # it grows with the code, from 14 lines to 32
+ACE_OPTIONS = {
+    "showLineNumbers": True,
+    "tabSize": 4,
+    "useSoftTabs": True,
+    "navigateWithinSoftTabs": True,
+    "fontFamily": '"Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
+    "fontSize": 13,
+    "wrap": False,
+    "showPrintMargin": False,
+    "highlightActiveLine": True,
+    "minLines": 14,
+    "maxLines": 32,
+}  # it grows with the code, from 14 lines to 32
 
 
-def _load_component() -> Optional[Callable[..., None]]:
+def _load_component() -> Callable[..., None] | None:
     """The code box (Ace in the page), or None when its files are missing."""
     return code_box.code_box if code_box.ready() else None
 
@@ -36,9 +44,14 @@ def gallery_picker() -> None:
     slugs = [e.slug for e in gallery.EXAMPLES]
     if st.session_state.get(keys.EXAMPLE) not in slugs:
         st.session_state[keys.EXAMPLE] = slugs[0]
-    st.selectbox(_("Example"), slugs, key=keys.EXAMPLE, on_change=state.load_example,
-                 format_func=i18n.bound(lambda s: f"{_(gallery.BY_SLUG[s].title)} ({s})"),
-                 help=_("Loads an example from the gallery into the editor and the call plan."))
+    st.selectbox(
+        _("Example"),
+        slugs,
+        key=keys.EXAMPLE,
+        on_change=state.load_example,
+        format_func=i18n.bound(lambda s: f"{_(gallery.BY_SLUG[s].title)} ({s})"),
+        help=_("Loads an example from the gallery into the editor and the call plan."),
+    )
 
 
 def gallery_panel() -> None:
@@ -48,16 +61,19 @@ def gallery_panel() -> None:
         return
     edited = st.session_state.get(keys.SOURCE) != example.source
     name = _(example.title)
-    title = (_("Based on example: {title} (edited)") if edited
-             else _("About this example: {title}")).format(title=name)
+    title = (_("Based on example: {title} (edited)") if edited else _("About this example: {title}")).format(
+        title=name
+    )
     with st.expander(title, expanded=not edited):
         st.markdown(_(example.explanation))
         if example.article_claim:
             st.markdown(_("**The article says:** {claim}").format(claim=_(example.article_claim)))
         if example.fixed_by:
             fixed = gallery.BY_SLUG.get(example.fixed_by)
-            st.caption(_("Fixed version: {slug}").format(slug=f"`{example.fixed_by}`")
-                       + (f" ({_(fixed.title)})" if fixed else ""))
+            st.caption(
+                _("Fixed version: {slug}").format(slug=f"`{example.fixed_by}`")
+                + (f" ({_(fixed.title)})" if fixed else "")
+            )
 
 
 def keep_source() -> None:
@@ -95,18 +111,25 @@ def _code_editor(component: Callable[..., None]) -> None:
     page run hands it its own: ui.run_button)."""
     st.caption(_("Your TensorFlow code · **Ctrl+Enter** (⌘+Enter) runs it"), help=_(SOURCE_HELP))
     with st.container(key="source_box"):
-        component(st.session_state.get(keys.SOURCE, ""),
-                  st.session_state.get(keys.EDITOR_GENERATION, 0), gutter_marks(), ACE_OPTIONS,
-                  _("The code editor could not load. Switch on the Plain text box below."),
-                  key=keys.CODE_EDITOR, on_event=apply_editor_event)
+        component(
+            st.session_state.get(keys.SOURCE, ""),
+            st.session_state.get(keys.EDITOR_GENERATION, 0),
+            gutter_marks(),
+            ACE_OPTIONS,
+            _("The code editor could not load. Switch on the Plain text box below."),
+            key=keys.CODE_EDITOR,
+            on_event=apply_editor_event,
+        )
 
 
 def gutter_marks() -> list[dict]:
     """Ace annotations for the editor's text and the last run's report."""
     result = state.result()
-    return gutter.annotations(st.session_state.get(keys.SOURCE, ""),
-                              result.report if result else None,
-                              result.job.source if result else None)
+    return gutter.annotations(
+        st.session_state.get(keys.SOURCE, ""),
+        result.report if result else None,
+        result.job.source if result else None,
+    )
 
 
 # Hands new gutter marks to the editor already on the page, without redrawing it: a Run redraws
@@ -139,8 +162,10 @@ def push_script(marks: list[dict], tag: str) -> str:
     "</style", which an exception's message may), and the quotes are HTML's: nothing ends it."""
     data = json.dumps(marks).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     data = html.escape(data, quote=True)
-    return (f'<div hidden class="pg-marks" data-run="{html.escape(tag, quote=True)}" '
-            f'data-marks="{data}"></div><script>{PUSH_MARKS}</script>')
+    return (
+        f'<div hidden class="pg-marks" data-run="{html.escape(tag, quote=True)}" '
+        f'data-marks="{data}"></div><script>{PUSH_MARKS}</script>'
+    )
 
 
 def open_file(max_source_bytes: int) -> None:
@@ -154,15 +179,23 @@ def open_file(max_source_bytes: int) -> None:
         if len(opened.source.encode()) > max_source_bytes:
             raise ValueError(_("its code is over {limit} bytes").format(limit=max_source_bytes))
     except ValueError as error:
-        st.session_state[keys.OPEN_NOTE] = ("error", _("Could not open {name}: {reason}.").format(
-            name=markdown_literal(upload.name), reason=markdown_literal(error)))
+        st.session_state[keys.OPEN_NOTE] = (
+            "error",
+            _("Could not open {name}: {reason}.").format(
+                name=markdown_literal(upload.name), reason=markdown_literal(error)
+            ),
+        )
         return
     st.session_state[keys.SOURCE] = opened.source
     state.code_from_outside()
     note = _("Opened {name}.").format(name=markdown_literal(upload.name))
     if opened.dropped:
-        note = sentences(note, _("Left out, because plain Python cannot run them: {items}.").format(
-            items=", ".join(code_span(item) for item in opened.dropped)))
+        note = sentences(
+            note,
+            _("Left out, because plain Python cannot run them: {items}.").format(
+                items=", ".join(code_span(item) for item in opened.dropped)
+            ),
+        )
     st.session_state[keys.OPEN_NOTE] = ("info", note)
 
 
@@ -172,11 +205,20 @@ def file_opener(settings: Settings) -> None:
     if box is None:
         return
     with box:
-        st.caption(_("Its code replaces the editor's: a notebook's code cells, joined. "
-                     "Magics (%...) and shell lines (!pip ...) are left out."))
-        st.file_uploader(_("Open a .py or .ipynb file"), type=["py", "ipynb"], key=keys.OPEN_FILE,
-                         on_change=open_file, args=(settings.max_source_bytes,),
-                         label_visibility="collapsed")
+        st.caption(
+            _(
+                "Its code replaces the editor's: a notebook's code cells, joined. "
+                "Magics (%...) and shell lines (!pip ...) are left out."
+            )
+        )
+        st.file_uploader(
+            _("Open a .py or .ipynb file"),
+            type=["py", "ipynb"],
+            key=keys.OPEN_FILE,
+            on_change=open_file,
+            args=(settings.max_source_bytes,),
+            label_visibility="collapsed",
+        )
         kind, message = st.session_state.get(keys.OPEN_NOTE) or ("", "")
         if kind == "error":
             st.error(message)
@@ -190,14 +232,23 @@ def source_editor(settings: Settings) -> list[source_info.FunctionInfo]:
     if component is not None:
         _code_editor(component)
     else:
-        if use_code_editor(settings):   # wanted, but its package or assets are missing
-            st.warning(_("The code editor could not be loaded, so this is a plain text box. "
-                         "Everything works; Ctrl+Enter applies the text, the Run button runs it."))
+        if use_code_editor(settings):  # wanted, but its package or assets are missing
+            st.warning(
+                _(
+                    "The code editor could not be loaded, so this is a plain text box. "
+                    "Everything works; Ctrl+Enter applies the text, the Run button runs it."
+                )
+            )
         _text_area()
     if settings.editor != "plain":
-        st.toggle(_("Plain text box"), key=keys.PLAIN_EDITOR,
-                  help=_("Edit in a plain text box instead of the code editor, for instance when "
-                         "the editor does not load in your browser."))
+        st.toggle(
+            _("Plain text box"),
+            key=keys.PLAIN_EDITOR,
+            help=_(
+                "Edit in a plain text box instead of the code editor, for instance when "
+                "the editor does not load in your browser."
+            ),
+        )
     source = st.session_state.get(keys.SOURCE, "")
     error = source_info.syntax_error(source)
     if error:
@@ -205,7 +256,7 @@ def source_editor(settings: Settings) -> list[source_info.FunctionInfo]:
     return source_info.functions(source)
 
 
-SCRIPT = ""   # the picker's entry for script mode: the file runs as `python file.py` would
+SCRIPT = ""  # the picker's entry for script mode: the file runs as `python file.py` would
 
 
 def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.FunctionInfo | None:
@@ -215,12 +266,17 @@ def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.Functi
         return None
     choices = names + [SCRIPT]
     example = gallery.BY_SLUG.get(str(st.session_state.get(keys.EXAMPLE) or ""))
-    if (example is not None and example.function and example.function not in choices
-            and st.session_state.get(keys.SOURCE) == example.source):
-        choices.append(example.function)   # the example's entry expression: Counter().increment
+    if (
+        example is not None
+        and example.function
+        and example.function not in choices
+        and st.session_state.get(keys.SOURCE) == example.source
+    ):
+        choices.append(example.function)  # the example's entry expression: Counter().increment
     if st.session_state.get(keys.FUNCTION) not in choices:
         # The source changed under the picker: fall back to the likeliest entry.
         st.session_state[keys.FUNCTION] = source_info.default_function(infos)
+
     def label(name: str) -> str:
         if name == SCRIPT:
             return _("run as script: the whole file, as python file.py would")

@@ -1,4 +1,5 @@
 """Zips a job's export directory for download without following links, then removes it."""
+
 from __future__ import annotations
 
 import io
@@ -7,11 +8,10 @@ import shutil
 import stat
 import zipfile
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..contract.i18n import _
 
-MAX_ZIP_BYTES = 64 * 2**20      # the sum of the files' sizes, before compression
+MAX_ZIP_BYTES = 64 * 2**20  # the sum of the files' sizes, before compression
 PARTS = ("savedmodel", "tensorboard")
 
 
@@ -20,14 +20,14 @@ class Archive:
     """One download: the zip bytes (None when refused), what went in and what was left out."""
 
     name: str
-    data: Optional[bytes]
+    data: bytes | None
     files: list[str] = field(default_factory=list)
     size_bytes: int = 0
-    skipped: list[str] = field(default_factory=list)   # links, devices, fifos: never read
-    message: str = ""                                   # why there is no zip, when there is none
+    skipped: list[str] = field(default_factory=list)  # links, devices, fifos: never read
+    message: str = ""  # why there is no zip, when there is none
 
 
-def _read_regular(path: str) -> Optional[bytes]:
+def _read_regular(path: str) -> bytes | None:
     """The file's bytes if it is still a regular file; O_NOFOLLOW closes the lstat-to-open race."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
@@ -70,10 +70,16 @@ def zip_tree(root: str, name: str, *, max_bytes: int = MAX_ZIP_BYTES) -> Archive
             total += info.st_size
             found.append((path, relative, info.st_size))
     if total > max_bytes:
-        return Archive(name, None, [r for _p, r, _s in found], total, skipped,
-                       _("{name}: {size} MiB of files is over the {cap} MiB download cap, so no "
-                         "zip was made.").format(name=name, size=f"{total / 2**20:.1f}",
-                                                 cap=f"{max_bytes / 2**20:.0f}"))
+        return Archive(
+            name,
+            None,
+            [r for _p, r, _s in found],
+            total,
+            skipped,
+            _("{name}: {size} MiB of files is over the {cap} MiB download cap, so no zip was made.").format(
+                name=name, size=f"{total / 2**20:.1f}", cap=f"{max_bytes / 2**20:.0f}"
+            ),
+        )
     buffer, stored = io.BytesIO(), []
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path, relative, _size in found:
@@ -97,7 +103,7 @@ def remove_tree(path: str) -> None:
         pass
 
 
-EXPORT_PREFIX = "playground-export-"   # what exports.FileSink names its fresh directories
+EXPORT_PREFIX = "playground-export-"  # what exports.FileSink names its fresh directories
 
 
 def unsafe_reason(path: str) -> str:
@@ -109,13 +115,15 @@ def unsafe_reason(path: str) -> str:
     real = os.path.realpath(path)
     protected = {os.path.realpath(p) for p in ("/", os.path.expanduser("~"), os.getcwd())}
     # Only the sandbox's own fresh dirs (exports.FileSink: mkdtemp "playground-export-*", ours).
-    if (real in protected or os.path.realpath(os.getcwd()).startswith(real + os.sep)
-            or not os.path.basename(real).startswith(EXPORT_PREFIX)
-            or os.lstat(real).st_uid != os.geteuid()):
+    if (
+        real in protected
+        or os.path.realpath(os.getcwd()).startswith(real + os.sep)
+        or not os.path.basename(real).startswith(EXPORT_PREFIX)
+        or os.lstat(real).st_uid != os.geteuid()
+    ):
         return _("{path} is not a job's scratch directory; it was left alone").format(path=path)
     if not any(os.path.isdir(os.path.join(path, part)) for part in PARTS):
-        return _("{path} holds neither savedmodel/ nor tensorboard/; it was left alone").format(
-            path=path)
+        return _("{path} holds neither savedmodel/ nor tensorboard/; it was left alone").format(path=path)
     return ""
 
 
@@ -124,8 +132,10 @@ def collect(path: str, *, max_bytes: int = MAX_ZIP_BYTES, remove: bool = True) -
     deleted afterwards so nothing the job wrote stays on the server."""
     reason = unsafe_reason(path)
     if reason:  # neither read nor deleted: it may not be the job's at all
-        return {part: Archive(part, None, message=_("{part}: {reason}.").format(part=part, reason=reason))
-                for part in PARTS}
+        return {
+            part: Archive(part, None, message=_("{part}: {reason}.").format(part=part, reason=reason))
+            for part in PARTS
+        }
     try:
         return {part: zip_tree(os.path.join(path, part), part, max_bytes=max_bytes) for part in PARTS}
     finally:

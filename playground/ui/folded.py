@@ -8,13 +8,13 @@ every widget the page sometimes leaves undrawn uses: a closed tab's controls, a 
 Streamlit drops the state of a widget that a run does not draw, but keeps a value the run
 itself assigned.
 """
+
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
-
 
 _NONE = object()
 
@@ -29,8 +29,7 @@ def hold(*names: str, default: object = _NONE) -> None:
             st.session_state[name] = default
 
 
-def expander(title: str, key: str, held: Iterable[str] = (),
-             open_now: bool = False) -> Optional[DeltaGenerator]:
+def expander(title: str, key: str, held: Iterable[str] = (), open_now: bool = False) -> DeltaGenerator | None:
     """The expander's container while it is open, else None (and `held` keep their values).
     `open_now` opens it (a field's error, settings that came from a link); it never closes
     by itself, not even when its title changes (a title is part of Streamlit's widget id)."""

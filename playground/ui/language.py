@@ -1,8 +1,7 @@
 """The page's language: ?lang=zh|en (the share link), else the browser's Accept-Language, else
 English; a toggle in the page switches it without touching the code, the settings or the result."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import streamlit as st
 
@@ -14,7 +13,7 @@ from . import keys
 NAMES = {i18n.ENGLISH: "English", i18n.CHINESE: "中文"}
 
 
-def browser_language() -> Optional[str]:
+def browser_language() -> str | None:
     try:
         headers = st.context.headers
         return i18n.from_accept_language(headers.get("Accept-Language") if headers else None)
@@ -37,8 +36,15 @@ def apply() -> str:
 
 
 def toggle() -> None:
-    st.radio(_("Language"), i18n.LANGUAGES, key=keys.LANGUAGE, horizontal=True,
-             format_func=NAMES.__getitem__, on_change=_chosen, label_visibility="collapsed")
+    st.radio(
+        _("Language"),
+        i18n.LANGUAGES,
+        key=keys.LANGUAGE,
+        horizontal=True,
+        format_func=NAMES.__getitem__,
+        on_change=_chosen,
+        label_visibility="collapsed",
+    )
 
 
 def url_params() -> dict[str, str]:

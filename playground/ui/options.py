@@ -1,8 +1,9 @@
 """tf.function options: input_signature, reduce_retracing, jit_compile, timing, sweep, export, device."""
+
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -13,8 +14,7 @@ from . import folded, keys
 from .plan import show_error
 
 REDUCE_LABEL = N_("reduce_retracing (formerly experimental_relax_shapes)")
-TIMING_LABEL = N_("Time eager vs graph vs XLA")   # named again by the Timing tab's hint
-
+TIMING_LABEL = N_("Time eager vs graph vs XLA")  # named again by the Timing tab's hint
 
 
 def gpu_present() -> bool:
@@ -23,10 +23,15 @@ def gpu_present() -> bool:
 
 
 # (key, default, label) of each setting the panel's title names while it is not the default.
-SETTINGS = ((keys.SIGNATURE, "", "input_signature"), (keys.REDUCE_RETRACING, False, "reduce_retracing"),
-            (keys.JIT_COMPILE, False, "XLA"), (keys.TIMING, False, N_("timing")),
-            (keys.EXPORT, False, N_("export")), (keys.TF_VERSION, "", "TensorFlow"),
-            (keys.COMPARE, False, N_("compare")))
+SETTINGS = (
+    (keys.SIGNATURE, "", "input_signature"),
+    (keys.REDUCE_RETRACING, False, "reduce_retracing"),
+    (keys.JIT_COMPILE, False, "XLA"),
+    (keys.TIMING, False, N_("timing")),
+    (keys.EXPORT, False, N_("export")),
+    (keys.TF_VERSION, "", "TensorFlow"),
+    (keys.COMPARE, False, N_("compare")),
+)
 
 
 def chosen_keys() -> list[str]:
@@ -40,9 +45,21 @@ def chosen() -> list[str]:
 
 
 # The panel's widgets, whose values are held while it is folded and they are not drawn.
-PANEL_KEYS = (keys.SIGNATURE, keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING,
-              keys.TIMING_BUDGET, keys.SWEEP, keys.EXPORT, keys.DEVICE, keys.TF_VERSION,
-              keys.COMPARE, keys.COMPARE_KIND, keys.COMPARE_TF, keys.COMPARE_SIGNATURE)
+PANEL_KEYS = (
+    keys.SIGNATURE,
+    keys.REDUCE_RETRACING,
+    keys.JIT_COMPILE,
+    keys.TIMING,
+    keys.TIMING_BUDGET,
+    keys.SWEEP,
+    keys.EXPORT,
+    keys.DEVICE,
+    keys.TF_VERSION,
+    keys.COMPARE,
+    keys.COMPARE_KIND,
+    keys.COMPARE_TF,
+    keys.COMPARE_SIGNATURE,
+)
 
 
 def panel(draw: Callable[[], None]) -> None:
@@ -50,8 +67,12 @@ def panel(draw: Callable[[], None]) -> None:
     screen, drawn only while open. Its title names the settings that differ from TensorFlow's
     defaults; it opens by itself when that list changes to a non-empty one (a share link, an
     example) and when one of its fields has an error."""
-    errors = set(st.session_state.get(keys.FIELD_ERRORS, {})) & {keys.SIGNATURE, keys.TIMING_BUDGET,
-                                                              keys.SWEEP, keys.COMPARE_SIGNATURE}
+    errors = set(st.session_state.get(keys.FIELD_ERRORS, {})) & {
+        keys.SIGNATURE,
+        keys.TIMING_BUDGET,
+        keys.SWEEP,
+        keys.COMPARE_SIGNATURE,
+    }
     named = chosen_keys()
     # Opens when something new asks for it, not on every run while it does: the user may fold it.
     new_names = bool(named) and named != st.session_state.get(keys.OPTIONS_NAMED)
@@ -66,32 +87,54 @@ def panel(draw: Callable[[], None]) -> None:
 
 
 def options(max_budget_s: float) -> None:
-    st.text_input("input_signature", key=keys.SIGNATURE, placeholder=_("e.g. float32[None,3]"),
-                  help=_("One TensorSpec per parameter, None for a dynamic dim. Empty: no signature."))
+    st.text_input(
+        "input_signature",
+        key=keys.SIGNATURE,
+        placeholder=_("e.g. float32[None,3]"),
+        help=_("One TensorSpec per parameter, None for a dynamic dim. Empty: no signature."),
+    )
     show_error(keys.SIGNATURE)
-    st.toggle(_(REDUCE_LABEL), key=keys.REDUCE_RETRACING,
-              help=_("Generalise shapes after a retrace instead of tracing each new shape."))
+    st.toggle(
+        _(REDUCE_LABEL),
+        key=keys.REDUCE_RETRACING,
+        help=_("Generalise shapes after a retrace instead of tracing each new shape."),
+    )
     st.toggle("jit_compile (XLA)", key=keys.JIT_COMPILE)
     c1, c2 = st.columns(2)
     c1.toggle(_(TIMING_LABEL), key=keys.TIMING)
     if float(st.session_state.get(keys.TIMING_BUDGET) or 2.0) > max_budget_s:
         st.session_state[keys.TIMING_BUDGET] = float(max_budget_s)
     # Always rendered (disabled when off) so its value survives toggling timing.
-    c2.number_input(_("Timing budget (s)"), key=keys.TIMING_BUDGET, min_value=0.1,
-                    max_value=float(max_budget_s), step=0.5,
-                    disabled=not st.session_state.get(keys.TIMING))
+    c2.number_input(
+        _("Timing budget (s)"),
+        key=keys.TIMING_BUDGET,
+        min_value=0.1,
+        max_value=float(max_budget_s),
+        step=0.5,
+        disabled=not st.session_state.get(keys.TIMING),
+    )
     show_error(keys.TIMING_BUDGET)
     if st.session_state.get(keys.TIMING):
-        st.text_input(_("Size sweep (optional)"), key=keys.SWEEP,
-                      placeholder=_("e.g. x[0]=16,64,256,1024"),
-                      help=_("ARG[DIM]=SIZE,...: time the last call of the plan with that dimension "
-                             "of that argument (name or position) set to each size."))
+        st.text_input(
+            _("Size sweep (optional)"),
+            key=keys.SWEEP,
+            placeholder=_("e.g. x[0]=16,64,256,1024"),
+            help=_(
+                "ARG[DIM]=SIZE,...: time the last call of the plan with that dimension "
+                "of that argument (name or position) set to each size."
+            ),
+        )
         show_error(keys.SWEEP)
     else:  # keep the text while the field is hidden (Streamlit drops unrendered widget state)
         folded.hold(keys.SWEEP, default="")
-    st.toggle(_("Export SavedModel (and a TensorBoard graph log)"), key=keys.EXPORT,
-              help=_("Saves the function as a SavedModel, reloads it in a fresh worker and checks "
-                     "each signature against the original outputs."))
+    st.toggle(
+        _("Export SavedModel (and a TensorBoard graph log)"),
+        key=keys.EXPORT,
+        help=_(
+            "Saves the function as a SavedModel, reloads it in a fresh worker and checks "
+            "each signature against the original outputs."
+        ),
+    )
     if gpu_present():
         st.session_state.setdefault(keys.DEVICE, "auto")
         st.radio(_("Device"), ("auto", "cpu", "gpu"), key=keys.DEVICE, horizontal=True)
@@ -109,9 +152,12 @@ def tf_choices(settings: Settings) -> dict[str, str]:
     installed = _installed(settings)
     if len(installed) < 2:
         return {}
-    return {("" if default else version):
-            (_("{version} (default)").format(version=version) if default else version)
-            for version, default in installed}
+    return {
+        ("" if default else version): (
+            _("{version} (default)").format(version=version) if default else version
+        )
+        for version, default in installed
+    }
 
 
 def tf_version_picker(settings: Settings) -> None:
@@ -122,7 +168,10 @@ def tf_version_picker(settings: Settings) -> None:
         return
     if st.session_state.get(keys.TF_VERSION) not in choices:
         st.session_state[keys.TF_VERSION] = ""
-    st.selectbox(_("TensorFlow version"), list(choices), key=keys.TF_VERSION,
-                 format_func=choices.__getitem__,
-                 help=_("Each version runs in its own sandboxed workers; "
-                        "`python -m playground versions` lists them."))
+    st.selectbox(
+        _("TensorFlow version"),
+        list(choices),
+        key=keys.TF_VERSION,
+        format_func=choices.__getitem__,
+        help=_("Each version runs in its own sandboxed workers; `python -m playground versions` lists them."),
+    )

@@ -1,15 +1,14 @@
 """The call plan: per-parameter argument builder, the plain-text plan (key `calls`) and its checks."""
+
 from __future__ import annotations
 
 import dataclasses
 
 import streamlit as st
 
-from ..contract import i18n, specs
-
+from ..contract import i18n, source_info, specs
 from ..contract.errors import SpecError
 from ..contract.i18n import _
-from ..contract import source_info
 from ..contract.source_info import FunctionInfo
 from . import folded, keys
 
@@ -34,8 +33,10 @@ def param_arg(name: str, *, dynamic: bool) -> str:
 
 def append_call(info_params: tuple[str, ...]) -> None:
     """on_click: turn the per-parameter choices into one more line of the plan."""
-    line = ", ".join(f"{p}={param_arg(p, dynamic=False)}" if i and _is_python(p)
-                     else param_arg(p, dynamic=False) for i, p in enumerate(info_params))
+    line = ", ".join(
+        f"{p}={param_arg(p, dynamic=False)}" if i and _is_python(p) else param_arg(p, dynamic=False)
+        for i, p in enumerate(info_params)
+    )
     current = str(st.session_state.get(keys.CALLS, "")).rstrip("\n")
     st.session_state[keys.CALLS] = f"{current}\n{line}" if current else line
 
@@ -52,16 +53,23 @@ def _is_python(name: str) -> bool:
 
 def argument_builder(info: FunctionInfo | None) -> None:
     if info is None or not info.params:
-        folded.hold(keys.ARGS_PANEL)   # open or folded, as it was once the code parses again
+        folded.hold(keys.ARGS_PANEL)  # open or folded, as it was once the code parses again
         return
     held = [keys.param(kind, name) for name in info.params for kind in ("kind", "dtype", "shape", "value")]
-    box = folded.expander(_("Arguments of {signature}").format(
-        signature=f"{info.name}({', '.join(info.params)})"), keys.ARGS_PANEL, held=held)
-    if box is None:   # folded: nothing drawn (a first visit renders no hidden widgets)
+    box = folded.expander(
+        _("Arguments of {signature}").format(signature=f"{info.name}({', '.join(info.params)})"),
+        keys.ARGS_PANEL,
+        held=held,
+    )
+    if box is None:  # folded: nothing drawn (a first visit renders no hidden widgets)
         return
     with box:
-        st.caption(_("Pick tensor or Python value per parameter, then add a call to the plan. "
-                     "Use None in a shape for a dynamic dim in the input_signature."))
+        st.caption(
+            _(
+                "Pick tensor or Python value per parameter, then add a call to the plan. "
+                "Use None in a shape for a dynamic dim in the input_signature."
+            )
+        )
         for name in info.params:
             c1, c2, c3 = st.columns([1, 1, 2])
             kind_key = keys.param("kind", name)
@@ -71,16 +79,20 @@ def argument_builder(info: FunctionInfo | None) -> None:
                 st.session_state.setdefault(keys.param("dtype", name), "float32")
                 st.session_state.setdefault(keys.param("shape", name), "3")
                 c2.selectbox("dtype", specs.DTYPES, key=keys.param("dtype", name))
-                c3.text_input(_("shape"), key=keys.param("shape", name),
-                              help=_("e.g. 3 or 2,3 or None,3"))
+                c3.text_input(_("shape"), key=keys.param("shape", name), help=_("e.g. 3 or 2,3 or None,3"))
             else:
                 st.session_state.setdefault(keys.param("value", name), "1")
                 c3.text_input(_("Python value"), key=keys.param("value", name))
         b1, b2 = st.columns(2)
-        b1.button(_("Add this call to the plan"), key=keys.APPEND_CALL, on_click=append_call,
-                  args=(info.params,))
-        b2.button(_("Use as input_signature"), key=keys.BUILD_SIGNATURE, on_click=build_signature,
-                  args=(info.params,))
+        b1.button(
+            _("Add this call to the plan"), key=keys.APPEND_CALL, on_click=append_call, args=(info.params,)
+        )
+        b2.button(
+            _("Use as input_signature"),
+            key=keys.BUILD_SIGNATURE,
+            on_click=build_signature,
+            args=(info.params,),
+        )
 
 
 def kind_label(kind: str) -> str:
@@ -88,10 +100,16 @@ def kind_label(kind: str) -> str:
 
 
 def plan_text() -> None:
-    st.text_area(_("Call plan: one call per line"), key=keys.CALLS, height=110,
-                 help=_('Tensor specs like float32[3] make a random tensor of that shape; Python '
-                        'literals pass as they are; name=value passes by keyword. '
-                        'Example: "float32[2,3], n=2". A line "()" is a call with no arguments.'))
+    st.text_area(
+        _("Call plan: one call per line"),
+        key=keys.CALLS,
+        height=110,
+        help=_(
+            "Tensor specs like float32[3] make a random tensor of that shape; Python "
+            "literals pass as they are; name=value passes by keyword. "
+            'Example: "float32[2,3], n=2". A line "()" is a call with no arguments.'
+        ),
+    )
     show_error(keys.CALLS)
 
 
@@ -115,7 +133,8 @@ def sweep_error(text: str, lines: list[str], source: str, function: str) -> str:
     if isinstance(sweep.arg, str) and info is not None:
         if sweep.arg not in info.params:
             return _("Size sweep: {arg} is not a parameter of {signature}").format(
-                arg=repr(sweep.arg), signature=f"{info.name}({', '.join(info.params)})")
+                arg=repr(sweep.arg), signature=f"{info.name}({', '.join(info.params)})"
+            )
         sweep = dataclasses.replace(sweep, arg=info.params.index(sweep.arg))
     if not lines:
         return _("Size sweep: the call plan is empty; the sweep resizes its last call.")
@@ -124,13 +143,11 @@ def sweep_error(text: str, lines: list[str], source: str, function: str) -> str:
         for size in sweep.sizes:
             specs.resize(last, sweep, size)
     except SpecError as error:
-        return _("Size sweep on the last call ({call}): {error}").format(call=repr(lines[-1]),
-                                                                         error=error)
+        return _("Size sweep on the last call ({call}): {error}").format(call=repr(lines[-1]), error=error)
     return ""
 
 
-def validate(values: dict, *, max_calls: int, max_source_bytes: int,
-             max_budget_s: float) -> dict[str, str]:
+def validate(values: dict, *, max_calls: int, max_source_bytes: int, max_budget_s: float) -> dict[str, str]:
     """Field key -> message for each input that would be refused; empty when it may run."""
     errors: dict[str, str] = {}
     source = str(values.get(keys.SOURCE) or "")
@@ -138,17 +155,20 @@ def validate(values: dict, *, max_calls: int, max_source_bytes: int,
         errors[keys.SOURCE] = _("The editor is empty: paste a function first.")
     elif len(source.encode()) > max_source_bytes:
         errors[keys.SOURCE] = _("The code is {size} bytes; the limit is {limit}.").format(
-            size=len(source.encode()), limit=max_source_bytes)
+            size=len(source.encode()), limit=max_source_bytes
+        )
     lines = call_lines(str(values.get(keys.CALLS) or ""))
     if len(lines) > max_calls:
         errors[keys.CALLS] = _("{n} calls; the limit is {limit} per run.").format(
-            n=len(lines), limit=max_calls)
+            n=len(lines), limit=max_calls
+        )
     for number, line in enumerate(lines, 1):
         try:
             specs.parse_call(line)
         except SpecError as error:
             errors[keys.CALLS] = _("Call {number} ({call}): {error}").format(
-                number=number, call=repr(line), error=error)
+                number=number, call=repr(line), error=error
+            )
             break
     signature = str(values.get(keys.SIGNATURE) or "").strip()
     if signature:
@@ -164,6 +184,7 @@ def validate(values: dict, *, max_calls: int, max_source_bytes: int,
     budget = float(values.get(keys.TIMING_BUDGET) or 0)
     if values.get(keys.TIMING) and not 0 < budget <= max_budget_s:
         errors[keys.TIMING_BUDGET] = _("The timing budget must be between 0 and {limit} s.").format(
-            limit=f"{max_budget_s:g}")
+            limit=f"{max_budget_s:g}"
+        )
 
     return errors

@@ -5,22 +5,22 @@ step through the gallery in the article's order and run each example.
 
 `?present=1` (in the URL and the share link, ui/state.py) or the toggle turns it on.
 """
+
 from __future__ import annotations
 
 import pathlib
 from dataclasses import dataclass
-from typing import Optional
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from .. import gallery
-from ..gallery import article
 from ..contract.i18n import _
+from ..gallery import article
 from ..reports.safe_text import markdown_literal as md
 from . import keys, state
 
-STAGE, HEADER = "presenter_stage", "presenter_header"   # container keys, for the CSS and tests
+STAGE, HEADER = "presenter_stage", "presenter_header"  # container keys, for the CSS and tests
 # Our own few lines, not st.button(shortcut=...): that takes one key per button (a clicker sends
 # PageDown, a keyboard →) and fires on a focused tab list too. Static text, no user input in it.
 KEYS_SCRIPT = pathlib.Path(__file__).with_name("presenter_keys.js").read_text()
@@ -61,15 +61,20 @@ def _request_owed_run(slug: str) -> None:
     if not pending or pending[0] != slug:
         return
     result = state.result()
-    if (result.number if result else 0) == pending[1]:   # no run since the step
-        st.session_state[keys.RUN_REQUESTED] = True        # main() hands it to the Run button
+    if (result.number if result else 0) == pending[1]:  # no run since the step
+        st.session_state[keys.RUN_REQUESTED] = True  # main() hands it to the Run button
 
 
 def toggle() -> None:
-    st.toggle(_("Presenter mode"), key=keys.PRESENT,
-              help=_("For demos on a projector: larger code, metrics and charts, the inputs in a "
-                     "collapsed panel, and ← → (or PageUp / PageDown) step through the examples "
-                     "in the article's order and run each one."))
+    st.toggle(
+        _("Presenter mode"),
+        key=keys.PRESENT,
+        help=_(
+            "For demos on a projector: larger code, metrics and charts, the inputs in a "
+            "collapsed panel, and ← → (or PageUp / PageDown) step through the examples "
+            "in the article's order and run each one."
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,7 @@ class Stage:
 
     def finish(self) -> None:
         """Fills the header last, so it shows the run this script may just have made."""
-        st.session_state.pop(keys.PRESENT_PENDING, None)   # this script run got through
+        st.session_state.pop(keys.PRESENT_PENDING, None)  # this script run got through
         with self.header:
             header(state.result())
 
@@ -91,20 +96,35 @@ class Stage:
 def _controls(slug: str) -> DeltaGenerator:
     """Previous, where we are, Next, and a slot for the Run button; returns the slot."""
     previous, where, following, run_area = st.columns([2, 3, 2, 3], vertical_alignment="center")
-    previous.button(_("◀ Previous"), key=keys.PRESENT_PREVIOUS, on_click=step, args=(-1,),
-                    disabled=article.neighbour(slug, -1) is None, width="stretch",
-                    help=_("The previous example in the article's order (← or PageUp)."))
-    following.button(_("Next ▶"), key=keys.PRESENT_NEXT, on_click=step, args=(1,),
-                     disabled=article.neighbour(slug, 1) is None, width="stretch",
-                     help=_("The next example in the article's order, run at once (→ or PageDown)."))
+    previous.button(
+        _("◀ Previous"),
+        key=keys.PRESENT_PREVIOUS,
+        on_click=step,
+        args=(-1,),
+        disabled=article.neighbour(slug, -1) is None,
+        width="stretch",
+        help=_("The previous example in the article's order (← or PageUp)."),
+    )
+    following.button(
+        _("Next ▶"),
+        key=keys.PRESENT_NEXT,
+        on_click=step,
+        args=(1,),
+        disabled=article.neighbour(slug, 1) is None,
+        width="stretch",
+        help=_("The next example in the article's order, run at once (→ or PageDown)."),
+    )
     if slug in article.ORDER:
-        where.caption(_("Example {position} of {count}: `{slug}`").format(
-            position=article.ORDER.index(slug) + 1, count=len(article.ORDER), slug=slug))
+        where.caption(
+            _("Example {position} of {count}: `{slug}`").format(
+                position=article.ORDER.index(slug) + 1, count=len(article.ORDER), slug=slug
+            )
+        )
     st.html(f"<script>{KEYS_SCRIPT}</script>", unsafe_allow_javascript=True)
     return run_area
 
 
-def stage() -> Optional[Stage]:
+def stage() -> Stage | None:
     """Draws the toggle; in presenter mode, also the stage. None in the normal page."""
     toggle()
     if not active():
@@ -132,7 +152,7 @@ def _measured(checks: tuple[gallery.ClaimCheck, ...], with_expected: bool) -> st
     return "\n".join(lines)
 
 
-def answer(example: gallery.Example, result: Optional[state.Result]) -> None:
+def answer(example: gallery.Example, result: state.Result | None) -> None:
     """TensorFlow's side of the header: the verdict of this example's last run, if it has one."""
     if result is None or result.example != example.slug:
         st.info(_("Not run yet: press Run, or step here with ← →, to ask TensorFlow."))
@@ -144,16 +164,18 @@ def answer(example: gallery.Example, result: Optional[state.Result]) -> None:
     elif found.kind == "does-not-hold":
         st.error(_("On TensorFlow {version}, the claim does not hold.").format(version=version))
     elif found.kind == "unexpected":
-        st.warning(_("TensorFlow {version} did not do what the gallery measured before: "
-                     "no verdict.").format(version=version))
+        st.warning(
+            _("TensorFlow {version} did not do what the gallery measured before: no verdict.").format(
+                version=version
+            )
+        )
     else:
-        st.info(_("TensorFlow {version} ran it; this example has no measured check.").format(
-            version=version))
+        st.info(_("TensorFlow {version} ran it; this example has no measured check.").format(version=version))
     if found.checks:
         st.markdown(_measured(found.checks, with_expected=found.kind == "unexpected"))
 
 
-def header(result: Optional[state.Result]) -> None:
+def header(result: state.Result | None) -> None:
     """The article's section and claim on the left, TensorFlow's answer on the right."""
     example = gallery.BY_SLUG.get(str(st.session_state.get(keys.EXAMPLE) or ""))
     if example is None:
@@ -162,8 +184,7 @@ def header(result: Optional[state.Result]) -> None:
     with claim:
         section = article.SECTION_OF.get(example.slug)
         if section is not None:
-            st.caption(_("Article §{number}: {title}").format(number=section.number,
-                                                              title=_(section.title)))
+            st.caption(_("Article §{number}: {title}").format(number=section.number, title=_(section.title)))
         st.subheader(_(example.title))
         if example.article_claim:
             st.markdown(_("**The article says:** {claim}").format(claim=_(example.article_claim)))

@@ -1,26 +1,26 @@
 """The Run button: validate, build the Job, submit it through the shared executor with live status."""
+
 from __future__ import annotations
 
 import time
 from contextlib import nullcontext
-from typing import Optional
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from .. import gallery
 from ..contract import i18n, reasons
-
 from ..contract.config import Settings
 from ..contract.errors import PlaygroundError
-from ..runs import shared
-from ..runs.fairness import FairExecutor
 from ..contract.i18n import _
 from ..contract.job import Job
 from ..reports.safe_text import markdown_literal
+from ..runs import shared
+from ..runs.fairness import FairExecutor
 from ..runs.service import log_run
 from . import compare_run, export_zip, keys, plan, state
 from .client import client_id
+
 
 def executor() -> FairExecutor:
     """The server's shared executor (runs/shared.py): page runs and API calls share its queue."""
@@ -37,7 +37,7 @@ def warm_at_start() -> None:
     def start() -> None:
         try:
             executor()
-        except Exception:  # noqa: BLE001 - never take the server down; warm() reports it per page
+        except Exception:
             logging.getLogger(__name__).exception("warming the pool at start failed")
         pay_first_use_costs()
 
@@ -54,12 +54,14 @@ def pay_first_use_costs() -> None:
     import pandas
 
     from . import claims_table
-    nbformat.v4.new_notebook()                    # validates: compiles and caches the schema
+
+    nbformat.v4.new_notebook()  # validates: compiles and caches the schema
     pandas.DataFrame([{"check": "text"}])
     claims_table.recorded()
     try:
         from streamlit import delta_generator
-        delta_generator._maybe_print_use_warning()   # private; says nothing under `streamlit run`
+
+        delta_generator._maybe_print_use_warning()  # private; says nothing under `streamlit run`
     except Exception:  # noqa: BLE001 - gone or changed in another Streamlit: the page pays it
         pass
 
@@ -76,33 +78,39 @@ def warm() -> None:
 def build_job(values: dict, language: str = "en") -> Job:
     signature = str(values.get(keys.SIGNATURE) or "").strip()
     sweep = str(values.get(keys.SWEEP) or "").strip()
-    return Job(source=str(values[keys.SOURCE]), function=str(values.get(keys.FUNCTION) or "") or None,
-               calls=tuple(plan.call_lines(str(values.get(keys.CALLS) or ""))),
-               signature=signature or None,
-               reduce_retracing=bool(values.get(keys.REDUCE_RETRACING)),
-               jit_compile=bool(values.get(keys.JIT_COMPILE)),
-               timing=bool(values.get(keys.TIMING)),
-               timing_budget_s=float(values.get(keys.TIMING_BUDGET) or 2.0),
-               sweep=sweep if values.get(keys.TIMING) and sweep else None,
-               export=bool(values.get(keys.EXPORT)),
-               device=str(st.session_state.get(keys.DEVICE, "auto")),
-               tf_version=str(st.session_state.get(keys.TF_VERSION) or ""), language=language)
+    return Job(
+        source=str(values[keys.SOURCE]),
+        function=str(values.get(keys.FUNCTION) or "") or None,
+        calls=tuple(plan.call_lines(str(values.get(keys.CALLS) or ""))),
+        signature=signature or None,
+        reduce_retracing=bool(values.get(keys.REDUCE_RETRACING)),
+        jit_compile=bool(values.get(keys.JIT_COMPILE)),
+        timing=bool(values.get(keys.TIMING)),
+        timing_budget_s=float(values.get(keys.TIMING_BUDGET) or 2.0),
+        sweep=sweep if values.get(keys.TIMING) and sweep else None,
+        export=bool(values.get(keys.EXPORT)),
+        device=str(st.session_state.get(keys.DEVICE, "auto")),
+        tf_version=str(st.session_state.get(keys.TF_VERSION) or ""),
+        language=language,
+    )
 
 
-def pristine_example(values: dict) -> Optional[str]:
+def pristine_example(values: dict) -> str | None:
     """The gallery slug if the inputs are still exactly that example (so claim checks apply)."""
     slug = str(values.get(keys.EXAMPLE) or "")
     example = gallery.BY_SLUG.get(slug)
     if example is None:
         return None
-    same = all(values.get(k) == v for k, v in state.example_values(example).items()
-               if k not in (keys.TIMING, keys.TIMING_BUDGET, keys.SWEEP))
+    same = all(
+        values.get(k) == v
+        for k, v in state.example_values(example).items()
+        if k not in (keys.TIMING, keys.TIMING_BUDGET, keys.SWEEP)
+    )
     return slug if same else None
 
 
-
 def eta_text(eta_s: object) -> str:
-    """", about 12 s to start" from the pool's estimate; "" when it sent none (or nonsense)."""
+    """ ", about 12 s to start" from the pool's estimate; "" when it sent none (or nonsense)."""
     try:
         seconds = float(eta_s)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -116,37 +124,44 @@ def eta_text(eta_s: object) -> str:
     return _(", about {minutes} min to start").format(minutes=f"{seconds / 60:.0f}")
 
 
-def _describe(event: dict, calls: int) -> tuple[str, Optional[float]]:
+def _describe(event: dict, calls: int) -> tuple[str, float | None]:
     """The caption for one event and the bar's fraction. An event's strings come from the
     worker (a reason, a mode) and the caption renders markdown: each is escaped."""
     kind = event.get("event")
     if kind == "queued" and event.get("behind_own_run"):
-        return _("Waiting for your other run (in another tab?) to finish: one run at a time "
-                 "per visitor…"), None
+        return _(
+            "Waiting for your other run (in another tab?) to finish: one run at a time per visitor…"
+        ), None
     if kind == "queued":
         ahead = int(event.get("position") or 0)
         eta = eta_text(event.get("eta_s"))
-        return (_("Queued: {ahead} job(s) ahead of yours{eta}").format(ahead=ahead, eta=eta) if ahead
-                else _("Waiting for a warm worker{eta}…").format(eta=eta)), None
+        return (
+            _("Queued: {ahead} job(s) ahead of yours{eta}").format(ahead=ahead, eta=eta)
+            if ahead
+            else _("Waiting for a warm worker{eta}…").format(eta=eta)
+        ), None
     if kind == "starting_version":
-        return _("Starting TensorFlow {version}: no warm worker has it yet, so this run first "
-                 "imports it…").format(
-            version=markdown_literal(event.get("tf_version", ""))), None
+        return _(
+            "Starting TensorFlow {version}: no warm worker has it yet, so this run first imports it…"
+        ).format(version=markdown_literal(event.get("tf_version", ""))), None
     if kind == "started":
         return _("Running in a sandboxed worker…"), 0.0
     if kind == "call_finished":
         index = int(event.get("index", 0))
         traced = _("traced") if event.get("retraced") else _("reused a graph")
-        reason = (f" ({markdown_literal(reasons.text(str(event['reason'])))})"
-                  if event.get("reason") else "")
+        reason = f" ({markdown_literal(reasons.text(str(event['reason'])))})" if event.get("reason") else ""
         return _("Call {number} of {calls}: {traced}{reason}").format(
-            number=index + 1, calls=calls, traced=traced, reason=reason), (index + 1) / max(calls, 1)
+            number=index + 1, calls=calls, traced=traced, reason=reason
+        ), (index + 1) / max(calls, 1)
     if kind == "demoted":
-        return _("Still running after {seconds} s, so it now runs at low priority: shorter runs "
-                 "go first…").format(seconds=f"{float(event.get('after_s') or 0):g}"), None
+        return _(
+            "Still running after {seconds} s, so it now runs at low priority: shorter runs go first…"
+        ).format(seconds=f"{float(event.get('after_s') or 0):g}"), None
     if kind == "timing":
-        return (_("Timing {mode}…").format(mode=markdown_literal(event.get("mode", ""))),
-                float(event.get("progress", 0.0)))
+        return (
+            _("Timing {mode}…").format(mode=markdown_literal(event.get("mode", ""))),
+            float(event.get("progress", 0.0)),
+        )
     return _("Running…"), None
 
 
@@ -157,7 +172,7 @@ class RunProgress:
 
     def __init__(self, calls: int) -> None:
         self.calls = calls
-        self.language = i18n.current()   # events may come from the executor's own thread
+        self.language = i18n.current()  # events may come from the executor's own thread
         self.line = st.empty()
         self.bar = st.empty()
         self.line.caption(_("Submitting…"))
@@ -180,13 +195,14 @@ class RunProgress:
 def _session_id() -> str:
     try:
         from streamlit.runtime.scriptrunner import get_script_run_ctx
+
         ctx = get_script_run_ctx()
         return ctx.session_id if ctx is not None else "unknown"
     except ImportError:  # the internal API moved: logs then group nothing, runs still work
         return "unknown"
 
 
-def run_button(settings: Settings, status: Optional[DeltaGenerator] = None) -> bool:
+def run_button(settings: Settings, status: DeltaGenerator | None = None) -> bool:
     """Draws the button; on a click (or a run requested: Ctrl+Enter in the editor, a presenter
     step), runs the job, stores the Result (or the error) and returns True. The run's live
     status goes to `status` (default: under the button)."""
@@ -196,41 +212,53 @@ def run_button(settings: Settings, status: Optional[DeltaGenerator] = None) -> b
     had_field_errors = bool(st.session_state.get(keys.FIELD_ERRORS))
     with status if status is not None else nullcontext():
         _run(settings)
-    if had_field_errors:   # their messages sit by the inputs, outside a fragment: redraw the page
+    if had_field_errors:  # their messages sit by the inputs, outside a fragment: redraw the page
         st.rerun(scope="app")
     return True
 
 
 def _run(settings: Settings) -> None:
     values = state.current_values()
-    errors = plan.validate(values, max_calls=settings.max_calls,
-                           max_source_bytes=settings.max_source_bytes,
-                           max_budget_s=settings.max_timing_budget_s)
+    errors = plan.validate(
+        values,
+        max_calls=settings.max_calls,
+        max_source_bytes=settings.max_source_bytes,
+        max_budget_s=settings.max_timing_budget_s,
+    )
     st.session_state[keys.FIELD_ERRORS] = errors
     st.session_state.pop(keys.RUN_ERROR, None)
     if errors:
         st.rerun()  # redraw so each message sits next to its field
     job = build_job(values, i18n.current())
     session, client = _session_id(), client_id(settings.client_ip_header)
-    side_b = compare_run.prepare(values, job)   # None: no compare; a bad setting reruns
+    side_b = compare_run.prepare(values, job)  # None: no compare; a bad setting reruns
     started = time.monotonic()
     progress = RunProgress(len(job.calls))
     try:
-        report, comparison = compare_run.submit(executor(), job, side_b, client, progress,
-                                                lambda: RunProgress(len(job.calls)),
-                                                lambda b: log_run(session, started, b, client=client))
+        report, comparison = compare_run.submit(
+            executor(),
+            job,
+            side_b,
+            client,
+            progress,
+            lambda: RunProgress(len(job.calls)),
+            lambda b: log_run(session, started, b, client=client),
+        )
     except PlaygroundError as error:
         log_run(session, started, error=error, client=client)
         progress.finish(_("The run did not finish"))
         st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
         return
     log_run(session, started, report, client=client)
-    progress.finish(_("Done: {summary}").format(
-        summary=markdown_literal(report.message or report.status)))
+    progress.finish(_("Done: {summary}").format(summary=markdown_literal(report.message or report.status)))
     previous = state.result()
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.
     archives = export_zip.collect(report.export.path) if report.export else {}
-    st.session_state[keys.RESULT] = state.Result(job=job, report=report,
-                                                 example=pristine_example(values),
-                                                 number=previous.number + 1 if previous else 1,
-                                                 archives=archives, comparison=comparison)
+    st.session_state[keys.RESULT] = state.Result(
+        job=job,
+        report=report,
+        example=pristine_example(values),
+        number=previous.number + 1 if previous else 1,
+        archives=archives,
+        comparison=comparison,
+    )

@@ -1,24 +1,36 @@
 """Session state: defaults, gallery loading, the Job it describes, and the share-link URL round trip."""
+
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
 
 import streamlit as st
 
 from .. import gallery
-from ..reports.compare import Comparison
-from ..contract.share_link import (P_BUDGET, P_CALLS, P_CODE, P_EXAMPLE, P_FUNCTION, P_JIT,
-                                   P_REDUCE, P_SIGNATURE, P_SWEEP, P_TIMING, P_EXPORT,
-                                   decode_source, input_params)
 from ..contract.job import Job, Report
+from ..contract.share_link import (
+    P_BUDGET,
+    P_CALLS,
+    P_CODE,
+    P_EXAMPLE,
+    P_EXPORT,
+    P_FUNCTION,
+    P_JIT,
+    P_REDUCE,
+    P_SIGNATURE,
+    P_SWEEP,
+    P_TIMING,
+    decode_source,
+    input_params,
+)
 from ..contract.specs import NO_ARGUMENTS
-from . import keys
-from . import compare_inputs
+from ..reports.compare import Comparison
+from . import compare_inputs, keys
 
 DEFAULT_EXAMPLE = "retracing"
-P_PRESENT = "present"   # presenter mode: not an input, so it rides on top of the inputs' URL
+P_PRESENT = "present"  # presenter mode: not an input, so it rides on top of the inputs' URL
 
 
 @dataclass(frozen=True)
@@ -27,19 +39,24 @@ class Result:
 
     job: Job
     report: Report
-    example: Optional[str]   # the gallery slug whose settings produced it, if unchanged
-    number: int = 1          # runs so far in this session, shown so a fresh result is evident
-    archives: dict = field(default_factory=dict)   # export_zip.collect(): zips built at run time
-    comparison: Optional[Comparison] = None        # compare mode: both sides; report is side a
+    example: str | None  # the gallery slug whose settings produced it, if unchanged
+    number: int = 1  # runs so far in this session, shown so a fresh result is evident
+    archives: dict = field(default_factory=dict)  # export_zip.collect(): zips built at run time
+    comparison: Comparison | None = None  # compare mode: both sides; report is side a
 
 
 def example_values(example: gallery.Example) -> dict:
     return {
-        keys.SOURCE: example.source, keys.FUNCTION: example.function or "",
+        keys.SOURCE: example.source,
+        keys.FUNCTION: example.function or "",
         keys.CALLS: "\n".join(c.strip() or NO_ARGUMENTS for c in example.calls),
         keys.SIGNATURE: example.signature,
-        keys.REDUCE_RETRACING: example.reduce_retracing, keys.JIT_COMPILE: example.jit_compile,
-        keys.TIMING: False, keys.TIMING_BUDGET: 2.0, keys.SWEEP: "", keys.EXPORT: False,
+        keys.REDUCE_RETRACING: example.reduce_retracing,
+        keys.JIT_COMPILE: example.jit_compile,
+        keys.TIMING: False,
+        keys.TIMING_BUDGET: 2.0,
+        keys.SWEEP: "",
+        keys.EXPORT: False,
     }
 
 
@@ -53,13 +70,16 @@ def values_from_params(params: Mapping[str, str]) -> dict:
             values[keys.SOURCE] = decode_source(params[P_CODE])
         except (ValueError, zlib.error, UnicodeDecodeError):
             pass  # a mangled link falls back to the example rather than a blank editor
-    text = {P_FUNCTION: keys.FUNCTION, P_CALLS: keys.CALLS, P_SIGNATURE: keys.SIGNATURE,
-            P_SWEEP: keys.SWEEP}
+    text = {P_FUNCTION: keys.FUNCTION, P_CALLS: keys.CALLS, P_SIGNATURE: keys.SIGNATURE, P_SWEEP: keys.SWEEP}
     for param, key in text.items():
         if param in params:
             values[key] = params[param]
-    for param, key in {P_REDUCE: keys.REDUCE_RETRACING, P_JIT: keys.JIT_COMPILE,
-                       P_TIMING: keys.TIMING, P_EXPORT: keys.EXPORT}.items():
+    for param, key in {
+        P_REDUCE: keys.REDUCE_RETRACING,
+        P_JIT: keys.JIT_COMPILE,
+        P_TIMING: keys.TIMING,
+        P_EXPORT: keys.EXPORT,
+    }.items():
         if param in params:
             values[key] = params[param] == "1"
     if P_BUDGET in params:
@@ -88,25 +108,41 @@ def _input_params(values: Mapping[str, object]) -> dict[str, str]:
         pristine = example_values(example)
         if all(values.get(k) == v for k, v in pristine.items()):
             return {P_EXAMPLE: slug, **compare_inputs.params(values)}
-    params = input_params(source=str(values.get(keys.SOURCE, "")),
-                          function=str(values.get(keys.FUNCTION) or ""),
-                          calls=str(values.get(keys.CALLS, "")),
-                          reduce_retracing=bool(values.get(keys.REDUCE_RETRACING)),
-                          jit_compile=bool(values.get(keys.JIT_COMPILE)),
-                          timing=bool(values.get(keys.TIMING)),
-                          timing_budget_s=float(values.get(keys.TIMING_BUDGET, 2.0) or 2.0),
-                          signature=str(values.get(keys.SIGNATURE) or ""),
-                          sweep=str(values.get(keys.SWEEP) or ""),
-                          export=bool(values.get(keys.EXPORT)))
+    params = input_params(
+        source=str(values.get(keys.SOURCE, "")),
+        function=str(values.get(keys.FUNCTION) or ""),
+        calls=str(values.get(keys.CALLS, "")),
+        reduce_retracing=bool(values.get(keys.REDUCE_RETRACING)),
+        jit_compile=bool(values.get(keys.JIT_COMPILE)),
+        timing=bool(values.get(keys.TIMING)),
+        timing_budget_s=float(values.get(keys.TIMING_BUDGET, 2.0) or 2.0),
+        signature=str(values.get(keys.SIGNATURE) or ""),
+        sweep=str(values.get(keys.SWEEP) or ""),
+        export=bool(values.get(keys.EXPORT)),
+    )
     if example is not None:
         params[P_EXAMPLE] = slug
     return {**params, **compare_inputs.params(values)}
 
 
-STATE_KEYS = (keys.EXAMPLE, keys.SOURCE, keys.FUNCTION, keys.CALLS, keys.SIGNATURE,
-              keys.REDUCE_RETRACING, keys.JIT_COMPILE, keys.TIMING, keys.TIMING_BUDGET,
-              keys.SWEEP, keys.EXPORT, keys.COMPARE, keys.COMPARE_KIND, keys.COMPARE_TF,
-              keys.COMPARE_SIGNATURE, keys.PRESENT)
+STATE_KEYS = (
+    keys.EXAMPLE,
+    keys.SOURCE,
+    keys.FUNCTION,
+    keys.CALLS,
+    keys.SIGNATURE,
+    keys.REDUCE_RETRACING,
+    keys.JIT_COMPILE,
+    keys.TIMING,
+    keys.TIMING_BUDGET,
+    keys.SWEEP,
+    keys.EXPORT,
+    keys.COMPARE,
+    keys.COMPARE_KIND,
+    keys.COMPARE_TF,
+    keys.COMPARE_SIGNATURE,
+    keys.PRESENT,
+)
 
 
 def init() -> None:
@@ -140,6 +176,7 @@ def current_values() -> dict:
 def page_params() -> dict[str, str]:
     """The inputs' query params and the page's language (?lang=)."""
     from . import language
+
     return {**params_from_values(current_values()), **language.url_params()}
 
 
@@ -152,6 +189,7 @@ def sync_url() -> None:
 
 def share_link() -> str:
     from urllib.parse import urlencode
+
     base = ""
     try:
         base = (st.context.url or "").split("?")[0]
@@ -160,5 +198,5 @@ def share_link() -> str:
     return f"{base}?{urlencode(page_params())}"
 
 
-def result() -> Optional[Result]:
+def result() -> Result | None:
     return st.session_state.get(keys.RESULT)

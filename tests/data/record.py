@@ -1,4 +1,5 @@
 """Records real engine reports for the UI tests' fake executor (imports TF; run outside Streamlit)."""
+
 from __future__ import annotations
 
 import pathlib
@@ -6,13 +7,13 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
-from playground.engine import analyze  # noqa: E402
-from playground.gallery import BY_SLUG  # noqa: E402
-from playground.contract.job import Job, job_to_json  # noqa: E402
+from playground.contract.job import Job, job_to_json
+from playground.engine import analyze
+from playground.gallery import BY_SLUG
 
 HERE = pathlib.Path(__file__).parent
 
-SQUARE = '''import tensorflow as tf
+SQUARE = """import tensorflow as tf
 
 @tf.function
 def square_sum(x, n):
@@ -20,28 +21,30 @@ def square_sum(x, n):
     for _ in tf.range(n):
         y = y + 1.0
     return tf.reduce_sum(y)
-'''
+"""
 
-BROKEN = '''import tensorflow as tf
+BROKEN = """import tensorflow as tf
 
 @tf.function
 def bad(x):
     y = x.numpy()
     return y
-'''
+"""
 
 JOBS = {
     "retracing": BY_SLUG["retracing"].job(),
     "retracing_timing": BY_SLUG["retracing"].job(timing=True, timing_budget_s=1.0, jit_compile=True),
-    "retracing_sweep": BY_SLUG["retracing"].job(timing=True, timing_budget_s=1.0, jit_compile=True,
-                                                sweep="x[0]=16,64,256,1024"),
-    "square_sum": Job(source=SQUARE, function="square_sum",
-                      calls=("float32[4], n=2", "float32[4], n=3", "float32[5], n=2")),
+    "retracing_sweep": BY_SLUG["retracing"].job(
+        timing=True, timing_budget_s=1.0, jit_compile=True, sweep="x[0]=16,64,256,1024"
+    ),
+    "square_sum": Job(
+        source=SQUARE, function="square_sum", calls=("float32[4], n=2", "float32[4], n=3", "float32[5], n=2")
+    ),
     "broken": Job(source=BROKEN, function="bad", calls=("float32[3]",)),
     # Compare mode's two sides: the same plan without and with reduce_retracing.
     "many_shapes": BY_SLUG["many-shapes"].job(),
     "many_shapes_reduce": BY_SLUG["many-shapes"].job(reduce_retracing=True),
-    "scripted_snippet": BY_SLUG["scripted-snippet"].job(),   # presenter mode's step after retracing
+    "scripted_snippet": BY_SLUG["scripted-snippet"].job(),  # presenter mode's step after retracing
 }
 
 if __name__ == "__main__":

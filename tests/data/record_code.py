@@ -1,4 +1,5 @@
 """Records real tf.autograph.to_code output for the code-diff unit tests (imports TF; run outside Streamlit)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -14,7 +15,7 @@ from record import SQUARE  # noqa: E402  (the same square_sum the UI tests repla
 
 SOURCES = {
     "square_sum": SQUARE,
-    "branch": '''import tensorflow as tf
+    "branch": """import tensorflow as tf
 
 @tf.function
 def branch(x, factor):
@@ -24,8 +25,8 @@ def branch(x, factor):
     else:
         x = x - 1.0
     return tf.reduce_sum(x)
-''',
-    "countdown": '''import tensorflow as tf
+""",
+    "countdown": """import tensorflow as tf
 
 def helper(v):
     return v * 2.0
@@ -39,8 +40,8 @@ def countdown(x):
         i -= 1
     print("tracing", x.shape)
     return total
-''',
-    "python_loop": '''import tensorflow as tf
+""",
+    "python_loop": """import tensorflow as tf
 
 @tf.function
 def python_loop(x):
@@ -48,7 +49,7 @@ def python_loop(x):
     for k in range(3):
         acc = acc + k
     return acc
-''',
+""",
 }
 
 
@@ -63,10 +64,15 @@ def load(name: str, source: str):  # type: ignore[no-untyped-def]
 
 if __name__ == "__main__":
     import tensorflow as tf
+
     out = {}
     for name, source in SOURCES.items():
         fn = load(name, source)
-        out[name] = {"source": source, "function": name, "tensorflow_version": tf.__version__,
-                     "converted": tf.autograph.to_code(fn.python_function)}
+        out[name] = {
+            "source": source,
+            "function": name,
+            "tensorflow_version": tf.__version__,
+            "converted": tf.autograph.to_code(fn.python_function),
+        }
     (HERE / "to_code.json").write_text(json.dumps(out, indent=1) + "\n")
     print("recorded", ", ".join(out))

@@ -6,6 +6,7 @@ The plain run is untouched: the tracing counts come from an atexit hook in a sit
 module on PYTHONPATH, which writes them to a file of its own, after the script (and after an
 uncaught exception's traceback).
 """
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = Path(__file__).resolve().parent / "snippets"
 TIMEOUT_S = 120
 
-_SITECUSTOMIZE = '''
+_SITECUSTOMIZE = """
 import atexit, json, os, sys
 
 def _tracing_counts():
@@ -41,17 +42,17 @@ def _tracing_counts():
         json.dump(counts, f)
 
 atexit.register(_tracing_counts)
-'''
+"""
 
 
 @dataclass(frozen=True)
 class Story:
     """What a run of a script tells: how it ended, what it printed, how often each traced."""
 
-    outcome: str                       # "ok", or the uncaught exception's class name
+    outcome: str  # "ok", or the uncaught exception's class name
     lines: list[str]
     counts: dict[str, int] = field(default_factory=dict)
-    raw: str = ""                      # the unmasked output, for the failure message
+    raw: str = ""  # the unmasked output, for the failure message
 
 
 def snippets() -> list[Path]:
@@ -70,7 +71,7 @@ def plain_environment(**extra: str) -> dict[str, str]:
     and in the last digits of floats. The reference turns it off too, so that the comparison
     holds on every machine."""
     env = dict(os.environ, PYTHONUNBUFFERED="1", TF_ENABLE_ONEDNN_OPTS="0", **extra)
-    env.pop("TF_CPP_MIN_LOG_LEVEL", None)             # as a person's shell has it
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # as a person's shell has it
     return env
 
 
@@ -79,9 +80,14 @@ def run_plain(path: Path) -> Story:
         Path(tmp, "sitecustomize.py").write_text(_SITECUSTOMIZE)
         counts_file = Path(tmp, "counts.json")
         env = plain_environment(PYTHONPATH=tmp, DIFFERENTIAL_COUNTS=str(counts_file))
-        done = subprocess.run([*_LINE_BUFFERED, sys.executable, str(path)], cwd=tmp, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=TIMEOUT_S)
+        done = subprocess.run(
+            [*_LINE_BUFFERED, sys.executable, str(path)],
+            cwd=tmp,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=TIMEOUT_S,
+        )
         counts = json.loads(counts_file.read_text()) if counts_file.exists() else {}
     text = done.stdout.decode("utf-8", "replace")
     if done.returncode == 0:
@@ -96,16 +102,28 @@ def run_cli(path: Path) -> Story:
     """`python -m playground analyze FILE --json`: a cold sandboxed worker, as a person runs it."""
     env = dict(os.environ)
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)
-    done = subprocess.run([sys.executable, "-m", "playground", "analyze", str(path), "--json",
-                           "--timeout", str(TIMEOUT_S - 20)], cwd=ROOT, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "playground",
+            "analyze",
+            str(path),
+            "--json",
+            "--timeout",
+            str(TIMEOUT_S - 20),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=TIMEOUT_S,
+    )
     return story_of(json.loads(done.stdout))
 
 
 def run_pool(pool: Any, path: Path) -> Story:
     """The same job through the app's warm pool (a worker forked from a zygote)."""
-    job = Job(source=path.read_text(), function=None, timeout_s=TIMEOUT_S - 20,
-              filename=path.name)
+    job = Job(source=path.read_text(), function=None, timeout_s=TIMEOUT_S - 20, filename=path.name)
     return story_of(to_dict(pool.submit(job)))
 
 
@@ -117,8 +135,7 @@ def story_of(report: dict) -> Story:
         outcome = error["type"]
     else:
         outcome = f"{report['status']}: {report.get('message')}"
-    counts = {name: f["tracing_count"] for f in report["functions"]
-              for name in f.get("global_names", [])}
+    counts = {name: f["tracing_count"] for f in report["functions"] for name in f.get("global_names", [])}
     return Story(outcome, visible_lines(report["stdout"]), counts, report["stdout"])
 
 
@@ -134,19 +151,21 @@ def split_traceback(text: str) -> tuple[str, str]:
     if not starts:
         return text, ""
     exception = ""
-    for line in lines[starts[-1] + 1:]:
+    for line in lines[starts[-1] + 1 :]:
         if line.strip() and not line.startswith((" ", "\t")):
             exception = re.split(r"[:\s]", line, maxsplit=1)[0].rsplit(".", 1)[-1]
             break
-    return "".join(lines[:starts[0]]), exception
+    return "".join(lines[: starts[0]]), exception
 
 
 # C++ log lines (absl, with or without a date) and absl's note about them: their level
 # and their number depend on TF_CPP_MIN_LOG_LEVEL and on the machine, not on the script.
-_LOG_LINE = re.compile(r"^([IWEF]\d{4} \d\d:\d\d:[\d.]+\s+\d+ \S+:\d+\]|"
-                       r"\d{4}-\d\d-\d\d \d\d:\d\d:[\d.]+: [IWEF] |"
-                       r"WARNING: All log messages before absl::InitializeLog\(\)|"
-                       r"To enable the following instructions: .* rebuild TensorFlow)")
+_LOG_LINE = re.compile(
+    r"^([IWEF]\d{4} \d\d:\d\d:[\d.]+\s+\d+ \S+:\d+\]|"
+    r"\d{4}-\d\d-\d\d \d\d:\d\d:[\d.]+: [IWEF] |"
+    r"WARNING: All log messages before absl::InitializeLog\(\)|"
+    r"To enable the following instructions: .* rebuild TensorFlow)"
+)
 
 
 def visible_lines(text: str) -> list[str]:
@@ -160,7 +179,7 @@ def mask(line: str) -> str:
     line = re.sub(r'File "[^"]*?([^/"]+)"', r'File "\1"', line)
     line = re.sub(r"(?<![\w.])/[\w.\-]+(/[\w.\-<>]+)+", "<path>", line)
     line = re.sub(r"[\w.\-]*site-packages/[\w./\-]+", "<path>", line)
-    line = re.sub(r"\b([A-Za-z][\w/]*?)_\d+(:\d+)", r"\1\2", line)      # 'add_3:0' -> 'add:0'
+    line = re.sub(r"\b([A-Za-z][\w/]*?)_\d+(:\d+)", r"\1\2", line)  # 'add_3:0' -> 'add:0'
     line = re.sub(r"(__inference_\w+?)_\d+\b", r"\1", line)
     line = re.sub(r"(\{\{function_node [\w/]+?)_\d+\}\}", r"\1}}", line)
     return line.rstrip()

@@ -8,15 +8,17 @@ its first test asks for it. Under pytest-xdist each batch is an `xdist_group`, s
 run on different workers (the suite's longest setup, split). A few snippets also go through the
 CLI, the way the issue's reports were made.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-
 from harness import Story, run_cli, run_plain, run_pool, snippets
+
 from playground.contract.config import Settings
 from playground.sandbox import WorkerPool
 
@@ -36,8 +38,7 @@ def batch_of(path: Path) -> int:
 
 def in_batch(path: Path) -> Any:
     """The snippet as a test parameter, in its batch's xdist group."""
-    return pytest.param(path, id=path.name,
-                        marks=pytest.mark.xdist_group(f"differential-{batch_of(path)}"))
+    return pytest.param(path, id=path.name, marks=pytest.mark.xdist_group(f"differential-{batch_of(path)}"))
 
 
 class Stories:

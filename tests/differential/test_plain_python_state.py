@@ -3,6 +3,7 @@ module globals, its sys.path and PYTHONPATH, its handlers on TF's logger, its wa
 its recursion budget, its C stdio buffering, its initialised TF runtime. One probe file
 (probes/plain_python_state.py) prints each of them; the playground must print what plain
 Python prints, as a script and as an entry function."""
+
 from __future__ import annotations
 
 import subprocess
@@ -11,22 +12,21 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from harness import _LINE_BUFFERED, Story, plain_environment, run_plain, run_pool, story_of, visible_lines
 
-from harness import Story, _LINE_BUFFERED, plain_environment, run_plain, run_pool, story_of, \
-    visible_lines
 from playground.contract.config import Settings
 from playground.contract.job import Job, to_dict
 from playground.sandbox import WorkerPool
 
 PROBE = Path(__file__).resolve().parent / "probes" / "plain_python_state.py"
 
-_IMPORT_AND_CALL = '''import importlib.util, sys
+_IMPORT_AND_CALL = """import importlib.util, sys
 spec = importlib.util.spec_from_file_location("plain_python_state", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 import tensorflow as tf
 tf.function(module.entry)()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +44,15 @@ def plain_entry() -> Story:
         driver.write_text(_IMPORT_AND_CALL)
         env = plain_environment()
         env.pop("PYTHONPATH", None)
-        done = subprocess.run([*_LINE_BUFFERED, sys.executable, str(driver), str(PROBE)], cwd=tmp,
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              timeout=120, check=True)
+        done = subprocess.run(
+            [*_LINE_BUFFERED, sys.executable, str(driver), str(PROBE)],
+            cwd=tmp,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=120,
+            check=True,
+        )
     text = done.stdout.decode()
     return Story("ok", visible_lines(text), {}, text)
 
@@ -64,16 +70,15 @@ def test_a_script_sees_plain_pythons_process(pool):
 
 
 def test_an_entry_function_sees_plain_pythons_process(pool):
-    job = Job(source=PROBE.read_text(), function="entry", calls=("()",), filename=PROBE.name,
-              timeout_s=100)
+    job = Job(source=PROBE.read_text(), function="entry", calls=("()",), filename=PROBE.name, timeout_s=100)
     played = story_of(to_dict(pool.submit(job)))
     plain = plain_entry()
     # The plain reference imports the file, and the import machinery's frames sit under its
     # module: the module-level depth is the script's test above; here the entry's is compared.
-    plain = Story(plain.outcome, [x for x in plain.lines if not x.startswith("module depth")],
-                  raw=plain.raw)
-    played = Story(played.outcome, [x for x in played.lines if not x.startswith("module depth")],
-                   raw=played.raw)
+    plain = Story(plain.outcome, [x for x in plain.lines if not x.startswith("module depth")], raw=plain.raw)
+    played = Story(
+        played.outcome, [x for x in played.lines if not x.startswith("module depth")], raw=played.raw
+    )
     assert any(x.startswith("entry depth") for x in plain.lines)
     _same(plain, played)
 
@@ -88,11 +93,9 @@ def f(x):
 
 f(tf.constant(1.0))
 """
-    report = pool.submit(Job(source=source, function=None, timing=True, timing_budget_s=0.2,
-                             timeout_s=100))
+    report = pool.submit(Job(source=source, function=None, timing=True, timing_budget_s=0.2, timeout_s=100))
     assert report.status == "ok", report.message
     measured = report.functions[0].timing
     assert measured is not None
     # inter-op: the script's; intra-op: the sandbox's default, which the script left alone
-    assert (measured.environment["inter_op_threads"],
-            measured.environment["intra_op_threads"]) == (3, 2)
+    assert (measured.environment["inter_op_threads"], measured.environment["intra_op_threads"]) == (3, 2)

@@ -23,6 +23,7 @@ Events, one JSON line each, from the task to the driver:
     {"event": "report", "report"} | {"event": "error", "type", "message"}
     {"event": "lost", "message"}                      the actor died; the driver may retry
 """
+
 from __future__ import annotations
 
 import base64
@@ -40,7 +41,8 @@ import tempfile
 import threading
 import time
 import uuid
-from typing import Any, Callable, Iterator, Optional
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import ray
 import ray.exceptions
@@ -53,11 +55,11 @@ from ...sandbox import WorkerPool
 from ...sandbox.pool import JobControl
 
 NAMESPACE = "playground"
-SLOT = "playground_slot"      # the Ray resource a node offers per concurrent job
-POLL_S = 0.25                 # how often a waiting stream checks that its caller still lives
-ACTOR_TRIES = 3               # getting a live actor, while the job has not been accepted
+SLOT = "playground_slot"  # the Ray resource a node offers per concurrent job
+POLL_S = 0.25  # how often a waiting stream checks that its caller still lives
+ACTOR_TRIES = 3  # getting a live actor, while the job has not been accepted
 CHUNK_BYTES = 512 << 10
-SCRATCH = "playground-ray"     # node pools' temp dirs, swept once their actor is dead
+SCRATCH = "playground-ray"  # node pools' temp dirs, swept once their actor is dead
 OnEvent = Callable[[dict], None]
 
 
@@ -68,8 +70,11 @@ def node_name(node_id: str) -> str:
 
 def pool_name(node_id: str, settings: Settings) -> str:
     """One pool per node and per set of limits (the limits are baked into its zygotes)."""
-    fields = {k: v for k, v in dataclasses.asdict(settings).items()
-              if k not in ("pool_size", "queue_limit", "executor")}
+    fields = {
+        k: v
+        for k, v in dataclasses.asdict(settings).items()
+        if k not in ("pool_size", "queue_limit", "executor")
+    }
     digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:10]
     return f"playground-pool-{node_id[:16]}-{digest}"
 
@@ -79,21 +84,22 @@ class NodePool:
 
     def __init__(self, settings: Settings, node: str, slots: int) -> None:
         self._scratch = claim_scratch()
-        self.settings = dataclasses.replace(settings, executor="local", pool_size=slots,
-                                            queue_limit=max(16, 4 * slots))
+        self.settings = dataclasses.replace(
+            settings, executor="local", pool_size=slots, queue_limit=max(16, 4 * slots)
+        )
         self.node, self.slots = node, slots
         self.actor_id = ray.get_runtime_context().get_actor_id()
         self._lock = threading.Lock()
-        self._jobs: dict[str, Any] = {}          # key -> the pool's JobControl
-        self._peak = 0                           # most jobs held at once: at most the slots
+        self._jobs: dict[str, Any] = {}  # key -> the pool's JobControl
+        self._peak = 0  # most jobs held at once: at most the slots
         self._idle_since = time.monotonic()
         self._closing = False
         self._creating = threading.Lock()
-        self._pool: Optional[WorkerPool] = None
+        self._pool: WorkerPool | None = None
         try:
-            self._new_pool(None)                  # its zygotes warm up from now on
+            self._new_pool(None)  # its zygotes warm up from now on
         except SandboxError:
-            pass                                  # the first job tries again and says why
+            pass  # the first job tries again and says why
         threading.Thread(target=self._exit_when_idle, daemon=True).start()
 
     @ray.method(num_returns="streaming")
@@ -104,16 +110,18 @@ class NodePool:
             if not closing:
                 self._jobs[key] = control
                 self._peak = max(self._peak, len(self._jobs))
-        if closing:                                # idle exit under way: ask for a new actor
+        if closing:  # idle exit under way: ask for a new actor
             yield json.dumps({"event": "closing"})
             return
         try:
-            yield json.dumps({"event": "accepted", "actor": self.actor_id, "node": self.node,
-                              "pid": os.getpid()})
+            yield json.dumps(
+                {"event": "accepted", "actor": self.actor_id, "node": self.node, "pid": os.getpid()}
+            )
             job = job_from_json(job_json)
             with CallerWatch(caller_pid) as caller:
-                yield from stream(lambda emit: self._submit(job, emit, control),
-                                  control.stop, caller.gone, self._as_ray)
+                yield from stream(
+                    lambda emit: self._submit(job, emit, control), control.stop, caller.gone, self._as_ray
+                )
         finally:
             with self._lock:
                 self._jobs.pop(key, None)
@@ -129,7 +137,7 @@ class NodePool:
         return control is not None
 
     @ray.method(concurrency_group="control")
-    def wait_ready(self, count: Optional[int] = None, timeout_s: float = 120.0) -> bool:
+    def wait_ready(self, count: int | None = None, timeout_s: float = 120.0) -> bool:
         """Blocks until `count` (default: every slot) warm workers wait (benchmarks)."""
         return self._pool is not None and self._pool.wait_ready(count, timeout_s)
 
@@ -140,18 +148,23 @@ class NodePool:
         with self._lock:
             uids = {key: control.uid for key, control in self._jobs.items()}
             peak = self._peak
-        return {"actor": self.actor_id, "node": self.node, "pid": os.getpid(),
-                "slots": self.slots, "peak": peak,
-                "jobs": {key: {"uid": uid, "pids": job_pids(uid)} for key, uid in uids.items()}}
+        return {
+            "actor": self.actor_id,
+            "node": self.node,
+            "pid": os.getpid(),
+            "slots": self.slots,
+            "peak": peak,
+            "jobs": {key: {"uid": uid, "pids": job_pids(uid)} for key, uid in uids.items()},
+        }
 
     def _submit(self, job: Job, emit: OnEvent, control: Any) -> Report:
         pool = self._pool or self._new_pool(None)
         try:
             return pool.submit(job, emit, control)
-        except SandboxError:     # it cannot start workers: replaced once per job, as in the app
+        except SandboxError:  # it cannot start workers: replaced once per job, as in the app
             return self._new_pool(pool).submit(job, emit, control)
 
-    def _new_pool(self, broken: Optional[WorkerPool]) -> WorkerPool:
+    def _new_pool(self, broken: WorkerPool | None) -> WorkerPool:
         """A new pool in place of `broken` (None: of none); a SandboxError says why not."""
         with self._creating:
             if self._pool is broken:
@@ -163,8 +176,9 @@ class NodePool:
 
     def _as_ray(self, report: Report) -> Report:
         warm = report.executor.warm if report.executor else None
-        return dataclasses.replace(report, executor=ExecutorInfo(
-            "ray", self.node, actor=self.actor_id, warm=warm))
+        return dataclasses.replace(
+            report, executor=ExecutorInfo("ray", self.node, actor=self.actor_id, warm=warm)
+        )
 
     def _exit_when_idle(self) -> None:
         """Lets an autoscaler remove the node: it counts a node with an actor as busy."""
@@ -177,7 +191,7 @@ class NodePool:
                 self._closing = True
             if self._pool is not None:
                 self._pool.close()
-            shutil.rmtree(self._scratch, ignore_errors=True)   # no atexit after ray.kill
+            shutil.rmtree(self._scratch, ignore_errors=True)  # no atexit after ray.kill
             ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
             return
 
@@ -191,7 +205,7 @@ def claim_scratch() -> str:
     removes the dirs of those whose lock is free."""
     root = os.path.join(tempfile.gettempdir(), SCRATCH)
     os.makedirs(root, mode=0o711, exist_ok=True)
-    os.chmod(root, 0o711)                    # job uids traverse it to their own dirs
+    os.chmod(root, 0o711)  # job uids traverse it to their own dirs
     for name in os.listdir(root):
         old = os.path.join(root, name)
         try:
@@ -199,22 +213,26 @@ def claim_scratch() -> str:
         except OSError:
             continue
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)   # free: its actor is dead
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: its actor is dead
             shutil.rmtree(old, ignore_errors=True)
         except OSError:
-            pass                                          # held by a live actor
+            pass  # held by a live actor
         finally:
             os.close(fd)
     mine = tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=root)
     os.chmod(mine, 0o711)
     fd = os.open(os.path.join(mine, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)                        # kept open until the process ends
-    tempfile.tempdir = mine                               # layout and exports use mkdtemp
+    fcntl.flock(fd, fcntl.LOCK_EX)  # kept open until the process ends
+    tempfile.tempdir = mine  # layout and exports use mkdtemp
     return mine
 
 
-def stream(submit: Callable[[OnEvent], Report], stop: threading.Event,
-           caller_gone: Callable[[], bool], finish: Callable[[Report], Report]) -> Iterator[str]:
+def stream(
+    submit: Callable[[OnEvent], Report],
+    stop: threading.Event,
+    caller_gone: Callable[[], bool],
+    finish: Callable[[Report], Report],
+) -> Iterator[str]:
     """Runs submit on a thread (it blocks) and yields its events as JSON lines, then the
     export's files, then the report. A caller that is gone, or a consumer that stops reading,
     sets `stop`, which kills the job's worker."""
@@ -226,7 +244,7 @@ def stream(submit: Callable[[OnEvent], Report], stop: threading.Event,
             events.put({"event": "report", "report": report.to_json()})
         except PlaygroundError as e:
             events.put({"event": "error", "type": type(e).__name__, "message": str(e)})
-        except BaseException as e:  # reported, not lost: the driver turns it into a Report
+        except BaseException as e:  # noqa: BLE001 - reported, not lost: the driver turns it into a Report
             events.put({"event": "error", "type": type(e).__name__, "message": str(e)[:2000]})
 
     thread = threading.Thread(target=work, daemon=True)
@@ -254,6 +272,7 @@ def ship_export(report: Report, put: OnEvent, stop: threading.Event) -> Report:
     if export is None or not export.path:
         return report
     from ...sandbox.exports import walk_files
+
     count = size = 0
     try:
         for rel, handle in walk_files(export.path):
@@ -277,16 +296,16 @@ class CallerWatch:
         try:
             self.fd = os.pidfd_open(pid)
         except ProcessLookupError:
-            self.fd = -2                    # already gone
+            self.fd = -2  # already gone
         except OSError:
-            self.fd = -1                    # cannot watch (another PID namespace): trust it
+            self.fd = -1  # cannot watch (another PID namespace): trust it
 
     def gone(self) -> bool:
         if self.fd < 0:
             return self.fd == -2
         return bool(select.select([self.fd], [], [], 0)[0])
 
-    def __enter__(self) -> "CallerWatch":
+    def __enter__(self) -> CallerWatch:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -294,34 +313,33 @@ class CallerWatch:
             os.close(self.fd)
 
 
-def job_pids(uid: Optional[int]) -> list[int]:
+def job_pids(uid: int | None) -> list[int]:
     """Host pids of the uid's processes that live in a job's own PID namespace (a forked
     worker's init and all under it), not its zygote. A zygote has one worker at a time."""
     from ...sandbox.leftovers import processes_of
+
     found: list[int] = []
     if uid is not None:
         for pid in processes_of(uid):
             try:
                 with open(f"/proc/{pid}/status") as f:
-                    levels = next((len(line.split()) - 1 for line in f
-                                   if line.startswith("NSpid:")), 0)
+                    levels = next((len(line.split()) - 1 for line in f if line.startswith("NSpid:")), 0)
             except OSError:
                 continue
-            if levels >= 3:                   # host, the zygote's sandbox, the job's own
+            if levels >= 3:  # host, the zygote's sandbox, the job's own
                 found.append(pid)
     return sorted(found)
 
 
 # ---- the task: runs in an ordinary Ray worker on the node Ray chose ----
 
-_actors: dict[str, Any] = {}       # this worker process's handles, by pool name
+_actors: dict[str, Any] = {}  # this worker process's handles, by pool name
 
 
 def run_job(job_json: str, settings: Settings) -> Iterator[str]:
     """The Ray task body: finds this node's pool actor and streams the job through it."""
     node_id = ray.get_runtime_context().get_node_id()
-    yield json.dumps({"event": "node", "node": node_name(node_id), "node_id": node_id,
-                      "pid": os.getpid()})
+    yield json.dumps({"event": "node", "node": node_name(node_id), "node_id": node_id, "pid": os.getpid()})
     job = job_from_json(job_json)
     if job.device == "gpu":
         yield from _cold(job, settings, node_id)
@@ -334,24 +352,28 @@ def run_job(job_json: str, settings: Settings) -> Iterator[str]:
             for ref in actor.run.remote(job_json, os.getpid(), key):
                 line = ray.get(ref)
                 if not accepted and json.loads(line).get("event") == "closing":
-                    break                          # it is exiting idle: get a new one
+                    break  # it is exiting idle: get a new one
                 accepted = True
                 yield line
             else:
                 return
         except ray.exceptions.RayActorError as e:
             if accepted or tries == ACTOR_TRIES:
-                yield json.dumps({"event": "lost", "message": (
-                    f"the pool actor on {node_name(node_id)} died "
-                    f"({type(e).__name__})")})
+                yield json.dumps(
+                    {
+                        "event": "lost",
+                        "message": (f"the pool actor on {node_name(node_id)} died ({type(e).__name__})"),
+                    }
+                )
                 return
         except BaseException:
-            actor.stop.remote(key)      # a polite ray.cancel: the actor kills the job's worker
+            actor.stop.remote(key)  # a polite ray.cancel: the actor kills the job's worker
             raise
         _actors.pop(name, None)
-        time.sleep(0.2 * tries)         # a dead actor's name is released a moment later
-    yield json.dumps({"event": "lost", "message": f"no pool actor on {node_name(node_id)} "
-                      f"would take the job"})
+        time.sleep(0.2 * tries)  # a dead actor's name is released a moment later
+    yield json.dumps(
+        {"event": "lost", "message": f"no pool actor on {node_name(node_id)} would take the job"}
+    )
 
 
 def _node_pool(node_id: str, settings: Settings) -> tuple[str, Any]:
@@ -361,8 +383,13 @@ def _node_pool(node_id: str, settings: Settings) -> tuple[str, Any]:
     if name not in _actors:
         slots = _slots(node_id)
         _actors[name] = NodePoolActor.options(
-            name=name, namespace=NAMESPACE, get_if_exists=True, lifetime="detached",
-            num_cpus=0, max_restarts=0, max_concurrency=4 * slots + 4,
+            name=name,
+            namespace=NAMESPACE,
+            get_if_exists=True,
+            lifetime="detached",
+            num_cpus=0,
+            max_restarts=0,
+            max_concurrency=4 * slots + 4,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
         ).remote(settings, node_name(node_id), slots)
     return name, _actors[name]
@@ -378,13 +405,17 @@ def _slots(node_id: str) -> int:
 def _cold(job: Job, settings: Settings, node_id: str) -> Iterator[str]:
     """A GPU job: one fresh sandboxed worker in this task, as the CLI runs it."""
     from ...sandbox import run_once
+
     node = node_name(node_id)
     yield json.dumps({"event": "accepted", "actor": "", "node": node, "pid": os.getpid()})
     before = _children()
     try:
-        yield from stream(lambda emit: run_once(job, settings, emit), threading.Event(),
-                          lambda: False, lambda r: dataclasses.replace(
-                              r, executor=ExecutorInfo("ray", node, warm=False)))
+        yield from stream(
+            lambda emit: run_once(job, settings, emit),
+            threading.Event(),
+            lambda: False,
+            lambda r: dataclasses.replace(r, executor=ExecutorInfo("ray", node, warm=False)),
+        )
     except BaseException:
         # A polite ray.cancel lands here: kill the sandbox so run_once sweeps its uid.
         for pid in _children() - before:

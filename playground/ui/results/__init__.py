@@ -1,17 +1,17 @@
 """The results area: the summary line, the claim checks and one tab per view of the report."""
-from __future__ import annotations
 
-from typing import Optional
+from __future__ import annotations
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ... import gallery
 from ...contract import i18n
-from ...reports import notebook
-from ...reports.safe_text import code_span, markdown_literal as md
 from ...contract.i18n import N_, _, _p
 from ...contract.job import FunctionReport, Report
+from ...reports import notebook
+from ...reports.safe_text import code_span
+from ...reports.safe_text import markdown_literal as md
 from .. import folded, keys
 from ..state import Result
 from . import code, compare, console, export, graph, problems, timing, traces
@@ -23,11 +23,18 @@ EXPORT_TAB = "Export"
 
 
 def tab_label(name: str) -> str:
-    labels = {"Converted code": _p("tab", "Converted code"), "Traces": _p("tab", "Traces"),
-              "Timing": _p("tab", "Timing"), "Graph": _p("tab", "Graph"),
-              "Console": _p("tab", "Console"), "Problems": _p("tab", "Problems"),
-              "Export": _p("tab", "Export")}
+    labels = {
+        "Converted code": _p("tab", "Converted code"),
+        "Traces": _p("tab", "Traces"),
+        "Timing": _p("tab", "Timing"),
+        "Graph": _p("tab", "Graph"),
+        "Console": _p("tab", "Console"),
+        "Problems": _p("tab", "Problems"),
+        "Export": _p("tab", "Export"),
+    }
     return labels.get(name, name)
+
+
 # Controls drawn inside a tab, with their defaults. Streamlit forgets a widget's value in a run
 # that does not draw it, and only the open tab is drawn; held as plain state, they survive.
 TAB_CONTROLS = {keys.TIMING_LOG: True, keys.TIMING_POINTS: True}
@@ -41,46 +48,71 @@ def environment_line(report: Report, number: int) -> None:
     """Device, TF version and isolation, always in view next to the numbers they produced.
     Every string of a report is escaped where markdown renders it (reports/safe_text.py)."""
     level = isolation(report)
-    ex = report.executor    # Ray: the node, its pool actor, and whether the worker was forked warm
-    node = (_(" · node {node}").format(node=md(ex.node)) +
-            (_(" · actor {actor}").format(actor=md(ex.actor[:8])) if ex.actor else "") +
-            {True: _(" · warm"), False: _(" · cold")}.get(ex.warm, "")) if ex else ""
-    st.caption(_("Run {number} · TensorFlow {version} · device **{device}** · isolation "
-                 "**{isolation}**{node} · {seconds} s").format(
-        number=number, version=md(report.tensorflow_version), device=md(report.device),
-        isolation=md(level), node=node, seconds=f"{report.duration_s:.2f}"))
-    for fallback in report.fallbacks:    # a private TF API this version lacks (engine/compat.py)
+    ex = report.executor  # Ray: the node, its pool actor, and whether the worker was forked warm
+    node = (
+        (
+            _(" · node {node}").format(node=md(ex.node))
+            + (_(" · actor {actor}").format(actor=md(ex.actor[:8])) if ex.actor else "")
+            + {True: _(" · warm"), False: _(" · cold")}.get(ex.warm, "")
+        )
+        if ex
+        else ""
+    )
+    st.caption(
+        _(
+            "Run {number} · TensorFlow {version} · device **{device}** · isolation "
+            "**{isolation}**{node} · {seconds} s"
+        ).format(
+            number=number,
+            version=md(report.tensorflow_version),
+            device=md(report.device),
+            isolation=md(level),
+            node=node,
+            seconds=f"{report.duration_s:.2f}",
+        )
+    )
+    for fallback in report.fallbacks:  # a private TF API this version lacks (engine/compat.py)
         text = _("On TensorFlow {version}, {feature}: {detail}").format(
-            version=md(report.tensorflow_version), feature=md(fallback.feature),
-            detail=md(fallback.detail))
+            version=md(report.tensorflow_version), feature=md(fallback.feature), detail=md(fallback.detail)
+        )
         (st.caption if fallback.available else st.warning)(text)
     if level != "bubblewrap":
-        st.warning(_("Reduced isolation ({isolation}): not for public hosting. Jobs ran without "
-                     "the bubblewrap sandbox, so pasted code could reach this machine.").format(
-            isolation=md(level)))
+        st.warning(
+            _(
+                "Reduced isolation ({isolation}): not for public hosting. Jobs ran without "
+                "the bubblewrap sandbox, so pasted code could reach this machine."
+            ).format(isolation=md(level))
+        )
 
 
 def summary(report: Report) -> None:
     calls = sum(len(f.calls) for f in report.functions)
     failed = sum(1 for f in report.functions for c in f.calls if c.error and not c.handled)
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric(_("Traces"), report.tracing_count,
-              help=_("How many times tf.function traced the Python body into a graph."))
+    c1.metric(
+        _("Traces"),
+        report.tracing_count,
+        help=_("How many times tf.function traced the Python body into a graph."),
+    )
     c2.metric(_("Calls"), calls)
     c3.metric(_("Problems"), len(report.warnings) + failed + (1 if report.error else 0))
-    c4.metric(_("Status"), md(status_text(report.status)))   # a metric's value is markdown
+    c4.metric(_("Status"), md(status_text(report.status)))  # a metric's value is markdown
     if report.status != "ok" or report.error:
         # The report's message names the exception and its line; the Problems tab has the rest.
         text = report.message or (report.error.message if report.error else "")
         status = status_text(report.status)
-        st.error(_("{status}: {message}").format(status=md(status), message=md(text)) if text
-                 else md(status))
+        st.error(_("{status}: {message}").format(status=md(status), message=md(text)) if text else md(status))
     elif report.message:
         st.success(md(report.message))
 
 
-STATUSES = {"ok": N_("ok"), "error": N_("error"), "timeout": N_("timeout"), "memory": N_("memory"),
-            "killed": N_("killed")}
+STATUSES = {
+    "ok": N_("ok"),
+    "error": N_("error"),
+    "timeout": N_("timeout"),
+    "memory": N_("memory"),
+    "killed": N_("killed"),
+}
 
 
 def status_text(status: str) -> str:
@@ -95,12 +127,22 @@ def claim_checks(result: Result) -> None:
     checks = gallery.check(example, result.report)
     if not checks:
         return
-    st.markdown(_("**Article says vs TensorFlow {version} does** ({slug})").format(
-        version=md(result.report.tensorflow_version), slug=code_span(example.slug)))
+    st.markdown(
+        _("**Article says vs TensorFlow {version} does** ({slug})").format(
+            version=md(result.report.tensorflow_version), slug=code_span(example.slug)
+        )
+    )
     if example.article_claim:
         st.caption(_("Article: {claim}").format(claim=_(example.article_claim)))
-    rows = [{_("check"): c.what, _("expected"): c.expected, _("this run"): c.actual,
-             _("holds"): _("yes") if c.holds else _("NO: differs")} for c in checks]
+    rows = [
+        {
+            _("check"): c.what,
+            _("expected"): c.expected,
+            _("this run"): c.actual,
+            _("holds"): _("yes") if c.holds else _("NO: differs"),
+        }
+        for c in checks
+    ]
     st.dataframe(rows, hide_index=True, width="stretch")
 
 
@@ -121,11 +163,18 @@ def notebook_download(result: Result) -> None:
         held = (result.number, notebook.dumps(result.job, result.report))
         st.session_state[keys.NOTEBOOK] = held
     name = (result.job.function or "script").replace(".", "_")
-    st.download_button(_("Download as a Jupyter notebook"), held[1], f"{name}.ipynb",
-                       "application/x-ipynb+json", key=keys.DOWNLOAD_NOTEBOOK,
-                       help=_("The code, the call plan as real calls, the tracing count after each "
-                              "call, the converted code (and a timeit cell when timing was on), "
-                              "in plain TensorFlow."))
+    st.download_button(
+        _("Download as a Jupyter notebook"),
+        held[1],
+        f"{name}.ipynb",
+        "application/x-ipynb+json",
+        key=keys.DOWNLOAD_NOTEBOOK,
+        help=_(
+            "The code, the call plan as real calls, the tracing count after each "
+            "call, the converted code (and a timeit cell when timing was on), "
+            "in plain TensorFlow."
+        ),
+    )
 
 
 def keep_open_tab(names: list[str], labels: list[str]) -> None:
@@ -139,12 +188,12 @@ def keep_open_tab(names: list[str], labels: list[str]) -> None:
             return
 
 
-def render(result: Result, wide: Optional[DeltaGenerator] = None) -> bool:
+def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
     """The results column; `wide`: a one-element slot at the page's full width, below both
     columns, where the Code tab draws the source beside its converted code. Returns whether
     the open tab drew into it."""
     report = result.report
-    if result.comparison is not None:   # compare mode: both sides, side by side
+    if result.comparison is not None:  # compare mode: both sides, side by side
         compare.render(result)
         return False
     environment_line(report, result.number)
@@ -152,9 +201,14 @@ def render(result: Result, wide: Optional[DeltaGenerator] = None) -> bool:
     notebook_download(result)
     claim_checks(result)
     function = pick_function(report)
-    views = [lambda: code.render(result, function, wide), lambda: traces.render(function),
-             lambda: timing.render(report, function), lambda: graph.render(function, result.job.source),
-             lambda: console.render(report, function), lambda: problems.render(result)]
+    views = [
+        lambda: code.render(result, function, wide),
+        lambda: traces.render(function),
+        lambda: timing.render(report, function),
+        lambda: graph.render(function, result.job.source),
+        lambda: console.render(report, function),
+        lambda: problems.render(result),
+    ]
     names = list(TABS)
     if result.job.export or report.export is not None:
         names.append(EXPORT_TAB)

@@ -1,4 +1,5 @@
 """Console tab: trace-time print() and tf.print output, per call."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -13,8 +14,11 @@ def render(report: Report, function: FunctionReport | None) -> None:
     if function is not None:
         for call in function.calls:
             traced = _(" · traced") if call.retraced else ""
-            st.markdown(_("**Call {number}:** {args}{traced}").format(
-                number=call.index + 1, args=code_span(call.args), traced=traced))
+            st.markdown(
+                _("**Call {number}:** {args}{traced}").format(
+                    number=call.index + 1, args=code_span(call.args), traced=traced
+                )
+            )
             st.code(call.stdout or _("(no output)"), language="text")
     if report.stdout and (function is None or not any(c.stdout for c in function.calls)):
         st.markdown(_("**Whole run**"))

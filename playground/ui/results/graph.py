@@ -1,4 +1,5 @@
 """Graph tab: op counts before and after Grappler, op types, the graph drawn, and HLO text."""
+
 from __future__ import annotations
 
 import plotly.graph_objects as go
@@ -15,23 +16,35 @@ DRAW_OPEN_BELOW = 40  # larger graphs start collapsed: graphviz gets slow and un
 
 def ops_by_line_figure(info: GraphInfo) -> go.Figure:
     lines = list(info.ops_by_line)
-    figure = go.Figure(go.Bar(x=[_("line {line}").format(line=plotly_text(n)) for n in lines],
-                              y=[info.ops_by_line[n] for n in lines],
-                              hovertemplate=_("%{x}: %{y} op(s)") + "<extra></extra>"))
-    figure.update_layout(title=_("Ops by the line of your code that made them"),
-                         yaxis_title=_("ops"), height=280, margin=dict(l=40, r=10, t=50, b=40))
+    figure = go.Figure(
+        go.Bar(
+            x=[_("line {line}").format(line=plotly_text(n)) for n in lines],
+            y=[info.ops_by_line[n] for n in lines],
+            hovertemplate=_("%{x}: %{y} op(s)") + "<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        title=_("Ops by the line of your code that made them"),
+        yaxis_title=_("ops"),
+        height=280,
+        margin=dict(l=40, r=10, t=50, b=40),
+    )
     return figure
 
 
 def line_caption(info: GraphInfo, line: int) -> str:
     """'line 6 made 24 of the 44 ops'."""
     return _("line {line} made {made} of the {total} ops").format(
-        line=line, made=info.ops_by_line.get(str(line), 0), total=info.op_count)
+        line=line, made=info.ops_by_line.get(str(line), 0), total=info.op_count
+    )
 
 
 def ops_of_line(info: GraphInfo, line: int) -> list[dict]:
-    return [{_("op"): op.name, _("type"): op.type, _("body"): op.function or _("(top level)")}
-            for op in info.ops if op.line == line]
+    return [
+        {_("op"): op.name, _("type"): op.type, _("body"): op.function or _("(top level)")}
+        for op in info.ops
+        if op.line == line
+    ]
 
 
 def by_source_line(info: GraphInfo, source: str) -> None:
@@ -39,13 +52,16 @@ def by_source_line(info: GraphInfo, source: str) -> None:
     if not info.ops_by_line:
         return
     text = source.splitlines()
-    lines = [int(n) for n in info.ops_by_line if n.isdecimal() and len(n) < 10]   # keys are text
+    lines = [int(n) for n in info.ops_by_line if n.isdecimal() and len(n) < 10]  # keys are text
     if not lines:
         return
     st.plotly_chart(ops_by_line_figure(info), key=keys.OPS_BY_LINE_CHART, width="stretch")
-    line = st.selectbox(_("Ops made by one line of your code"), lines, key=keys.GRAPH_LINE,
-                        format_func=lambda n: f"{n}: {text[n - 1].strip()[:70]}"
-                        if 0 < n <= len(text) else str(n))
+    line = st.selectbox(
+        _("Ops made by one line of your code"),
+        lines,
+        key=keys.GRAPH_LINE,
+        format_func=lambda n: f"{n}: {text[n - 1].strip()[:70]}" if 0 < n <= len(text) else str(n),
+    )
     st.caption(line_caption(info, line))
     st.dataframe(ops_of_line(info, line), hide_index=True, width="stretch")
 
@@ -57,24 +73,33 @@ def render(function: FunctionReport | None, source: str = "") -> None:
         return
     c1, c2 = st.columns(2)
     c1.metric(_("Ops as traced"), info.op_count)
-    c2.metric(_("Ops after Grappler"), info.op_count_optimized,
-              delta=info.op_count_optimized - info.op_count, delta_color="inverse")
+    c2.metric(
+        _("Ops after Grappler"),
+        info.op_count_optimized,
+        delta=info.op_count_optimized - info.op_count,
+        delta_color="inverse",
+    )
     if info.note:
         st.info(markdown_literal(info.note))
     st.plotly_chart(op_types_figure(info), key=keys.OP_TYPES_CHART, width="stretch")
     by_source_line(info, source)
     if info.dot:
-        with st.expander(_("The graph ({n} ops, last trace)").format(n=info.op_count),
-                         expanded=info.op_count < DRAW_OPEN_BELOW):
-            dot = graph_dot(info.dot)   # graphviz draws links and images from its attributes
+        with st.expander(
+            _("The graph ({n} ops, last trace)").format(n=info.op_count),
+            expanded=info.op_count < DRAW_OPEN_BELOW,
+        ):
+            dot = graph_dot(info.dot)  # graphviz draws links and images from its attributes
             if dot:
                 st.graphviz_chart(dot, width="content")
             else:
-                st.caption(_("The graph is not drawn: its description is not in the form the "
-                             "playground's engine writes."))
+                st.caption(
+                    _(
+                        "The graph is not drawn: its description is not in the form the "
+                        "playground's engine writes."
+                    )
+                )
     if function and function.hlo:
         with st.expander("XLA HLO (jit_compile=True)"):
             st.code(function.hlo, language="text")
     elif function:
         st.caption(_("Turn on jit_compile to see the XLA HLO."))
-

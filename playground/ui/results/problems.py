@@ -1,4 +1,5 @@
 """Problems tab: pitfall warnings with their fixes, errors, and the source with those lines lit."""
+
 from __future__ import annotations
 
 import html
@@ -33,14 +34,23 @@ def highlighted_source(source: str, marks: dict[int, str]) -> str:
     rows = []
     for number, text in enumerate(source.splitlines(), 1):
         label = marks.get(number)
-        style = "background:#ffe0e0;border-left:4px solid #d62728;" if label else "border-left:4px solid transparent;"
-        note = (f'  <span style="color:#d62728">◀ {html.escape(" ".join(label.split()))}</span>'
-                if label else "")
+        style = (
+            "background:#ffe0e0;border-left:4px solid #d62728;"
+            if label
+            else "border-left:4px solid transparent;"
+        )
+        note = (
+            f'  <span style="color:#d62728">◀ {html.escape(" ".join(label.split()))}</span>' if label else ""
+        )
         css_class = ' class="problem-line"' if label else ""
-        rows.append(f'<div{css_class} style="{style}padding-left:4px"><span style="color:#999">{number:>3}</span>  '
-                    f"{html.escape(text) or '&nbsp;'}{note}</div>")
-    return ('<div class="problem-source" style="font-family:monospace;white-space:pre;'
-            'font-size:0.85rem;overflow-x:auto">' + "".join(rows) + "</div>")
+        rows.append(
+            f'<div{css_class} style="{style}padding-left:4px"><span style="color:#999">{number:>3}</span>  '
+            f"{html.escape(text) or '&nbsp;'}{note}</div>"
+        )
+    return (
+        '<div class="problem-source" style="font-family:monospace;white-space:pre;'
+        'font-size:0.85rem;overflow-x:auto">' + "".join(rows) + "</div>"
+    )
 
 
 def grouped_errors(result: Result) -> list[tuple[str, ErrorInfo]]:
@@ -48,11 +58,19 @@ def grouped_errors(result: Result) -> list[tuple[str, ErrorInfo]]:
     report, seen = result.report, {}
     for function in report.functions:
         for call in function.calls:
-            if call.error and not call.handled:   # a call the script caught is no problem
+            if call.error and not call.handled:  # a call the script caught is no problem
                 seen.setdefault((call.error.type, call.error.message), (call.error, []))[1].append(
-                    str(call.index + 1))
-    errors = [((_("call {numbers}") if len(calls) == 1 else _("calls {numbers}")).format(
-        numbers=", ".join(calls)), error) for error, calls in seen.values()]
+                    str(call.index + 1)
+                )
+    errors = [
+        (
+            (_("call {numbers}") if len(calls) == 1 else _("calls {numbers}")).format(
+                numbers=", ".join(calls)
+            ),
+            error,
+        )
+        for error, calls in seen.values()
+    ]
     if report.error:
         errors.insert(0, (_("the run"), report.error))
     return errors
@@ -66,11 +84,16 @@ def render(result: Result) -> None:
         return
     for warning in report.warnings:
         where = _("line {line}").format(line=warning.line) if warning.line else _("function")
-        st.warning(_("**{code}** ({where}): {message}\n\n**Fix:** {fix}").format(
-            code=md(warning.code), where=where, message=md(warning.message), fix=md(warning.fix)))
+        st.warning(
+            _("**{code}** ({where}): {message}\n\n**Fix:** {fix}").format(
+                code=md(warning.code), where=where, message=md(warning.message), fix=md(warning.fix)
+            )
+        )
     for where, error in errors:
-        st.error(_("**{type}** in {where}").format(type=md(error.type), where=where)
-                 + (_(", line {line}").format(line=error.line) if error.line else ""))
+        st.error(
+            _("**{type}** in {where}").format(type=md(error.type), where=where)
+            + (_(", line {line}").format(line=error.line) if error.line else "")
+        )
         st.code(error.traceback or error.message, language="text")
     marks = problem_lines(result)
     if marks:

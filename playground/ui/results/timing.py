@@ -1,4 +1,5 @@
 """Timing tab: per-mode distributions, first call phases, speedup, sweep, environment, export."""
+
 from __future__ import annotations
 
 import csv
@@ -18,10 +19,17 @@ from .. import keys
 from ..options import TIMING_LABEL
 from . import sweep
 
-ENVIRONMENT_LABELS = (("device", N_("Device")), ("cpu", "CPU"), ("cpu_count", N_("CPU cores")),
-                      ("tensorflow_version", "TensorFlow"), ("python", "Python"),
-                      ("onednn", "oneDNN"), ("intra_op_threads", N_("intra-op threads")),
-                      ("inter_op_threads", N_("inter-op threads")))
+ENVIRONMENT_LABELS = (
+    ("device", N_("Device")),
+    ("cpu", "CPU"),
+    ("cpu_count", N_("CPU cores")),
+    ("tensorflow_version", "TensorFlow"),
+    ("python", "Python"),
+    ("onednn", "oneDNN"),
+    ("intra_op_threads", N_("intra-op threads")),
+    ("inter_op_threads", N_("inter-op threads")),
+)
+
 
 def samples_csv(timing: Timing) -> str:
     out = io.StringIO()
@@ -49,6 +57,7 @@ def environment_rows(env: dict) -> list[dict]:
         if isinstance(value, bool):
             return _("on") if value else _("off")
         return str(value)
+
     known = [(_(label), key) for key, label in ENVIRONMENT_LABELS if key in env]
     other = [(key, key) for key in env if key not in dict(ENVIRONMENT_LABELS)]
     return [{_("setting"): label, _("value"): shown(key, env[key])} for label, key in known + other]
@@ -57,8 +66,11 @@ def environment_rows(env: dict) -> list[dict]:
 def environment_card(report: Report, timing: Timing) -> None:
     env = environment(report, timing)
     with st.container(border=True):
-        st.markdown(_("**Environment** · these numbers come from **{device}**").format(
-            device=md(device_of(report, timing))))
+        st.markdown(
+            _("**Environment** · these numbers come from **{device}**").format(
+                device=md(device_of(report, timing))
+            )
+        )
         if env:
             st.dataframe(environment_rows(env), hide_index=True, width="stretch")
         else:
@@ -66,29 +78,49 @@ def environment_card(report: Report, timing: Timing) -> None:
 
 
 def samples_json(report: Report, timing: Timing) -> str:
-    return json.dumps({"environment": environment(report, timing),
-                       "device": device_of(report, timing),
-                       "tensorflow_version": report.tensorflow_version,
-                       "modes": {n: {"median_s": m.median_s, "iqr_s": m.iqr_s, "noisy": m.noisy,
-                                     "first_call_s": m.first_call_s, "samples_s": m.samples_s,
-                                     "peak_memory_bytes": m.peak_memory_bytes}
-                                 for n, m in modes(timing).items()},
-                       "sweep": [dataclasses.asdict(p) for p in timing.sweep],
-                       "sweep_label": timing.sweep_label}, indent=1)
+    return json.dumps(
+        {
+            "environment": environment(report, timing),
+            "device": device_of(report, timing),
+            "tensorflow_version": report.tensorflow_version,
+            "modes": {
+                n: {
+                    "median_s": m.median_s,
+                    "iqr_s": m.iqr_s,
+                    "noisy": m.noisy,
+                    "first_call_s": m.first_call_s,
+                    "samples_s": m.samples_s,
+                    "peak_memory_bytes": m.peak_memory_bytes,
+                }
+                for n, m in modes(timing).items()
+            },
+            "sweep": [dataclasses.asdict(p) for p in timing.sweep],
+            "sweep_label": timing.sweep_label,
+        },
+        indent=1,
+    )
 
 
 def range_text(timing: Timing, mode: str) -> str:
     """The quartile range on a line of its own: inside the metric it was cut off mid-value."""
     low_high = timing.speedup_range.get(mode)
-    return _("range {low:.2f}–{high:.2f}× (quartiles)").format(low=low_high[0], high=low_high[1]) \
-        if low_high and len(low_high) >= 2 else ""
+    return (
+        _("range {low:.2f}–{high:.2f}× (quartiles)").format(low=low_high[0], high=low_high[1])
+        if low_high and len(low_high) >= 2
+        else ""
+    )
 
 
 def speedups(timing: Timing) -> None:
     cols = st.columns(4)
-    cols[0].metric(_("Graph speedup vs eager"), f"{timing.speedup_graph:.2f}×",
-                   help=_("Eager median / graph median; below it the range from the quartiles "
-                          "of both. Below 1 means graph mode is slower here."))
+    cols[0].metric(
+        _("Graph speedup vs eager"),
+        f"{timing.speedup_graph:.2f}×",
+        help=_(
+            "Eager median / graph median; below it the range from the quartiles "
+            "of both. Below 1 means graph mode is slower here."
+        ),
+    )
     if range_text(timing, "graph"):
         cols[0].caption(range_text(timing, "graph"))
     if timing.speedup_xla is not None:
@@ -100,42 +132,51 @@ def speedups(timing: Timing) -> None:
             calls = timing.break_even_calls[mode]
             slower = (timing.speedup_graph if mode == "graph" else timing.speedup_xla or 0) < 1
             never = _("never (slower here)") if slower else _("never")
-            col.metric(_("{mode} pays back after").format(mode=mode_name(mode)),
-                       _("{n} calls").format(n=calls) if calls else never,
-                       help=_("Calls until tracing/compile cost is recovered by faster steady "
-                              "state."))
+            col.metric(
+                _("{mode} pays back after").format(mode=mode_name(mode)),
+                _("{n} calls").format(n=calls) if calls else never,
+                help=_("Calls until tracing/compile cost is recovered by faster steady state."),
+            )
 
 
 @st.fragment
 def charts(timing: Timing) -> None:
     """Chart-only controls rerun just this fragment, never the engine."""
     c1, c2 = st.columns(2)
-    log = c1.toggle(_("Log axis"), key=keys.TIMING_LOG)           # defaults: TAB_CONTROLS
+    log = c1.toggle(_("Log axis"), key=keys.TIMING_LOG)  # defaults: TAB_CONTROLS
     points = c2.toggle(_("Show every sample"), key=keys.TIMING_POINTS)
-    st.plotly_chart(distribution_figure(timing, log=log, points=points), key=keys.TIMING_BOX,
-                    width="stretch")
+    st.plotly_chart(distribution_figure(timing, log=log, points=points), key=keys.TIMING_BOX, width="stretch")
 
 
 def render(report: Report, function: FunctionReport | None) -> None:
     timing = function.timing if function else None
     if timing is None:
-        st.info(_("Timing was off for this run. Turn on \"{option}\" and run again.").format(
-            option=_(TIMING_LABEL)))
+        st.info(
+            _('Timing was off for this run. Turn on "{option}" and run again.').format(option=_(TIMING_LABEL))
+        )
         return
     device = device_of(report, timing)
-    st.info(_("Every number below was measured on **{device}** (TensorFlow {version}).").format(
-        device=md(device),
-        version=md(environment(report, timing).get("tensorflow_version",
-                                                   report.tensorflow_version))))
+    st.info(
+        _("Every number below was measured on **{device}** (TensorFlow {version}).").format(
+            device=md(device),
+            version=md(environment(report, timing).get("tensorflow_version", report.tensorflow_version)),
+        )
+    )
     speedups(timing)
     for name, mode in modes(timing).items():
         # The engine's own note says it already (in the job's language), on a line "mode: ...".
-        engine_flagged = any(note.startswith((f"{name}: ", _("{mode}: {note}").format(
-            mode=mode_name(name), note=""))) for note in timing.notes)
+        engine_flagged = any(
+            note.startswith((f"{name}: ", _("{mode}: {note}").format(mode=mode_name(name), note="")))
+            for note in timing.notes
+        )
         if mode.noisy and not engine_flagged:
-            st.warning(_("{mode}: noisy (IQR {iqr} µs > 20% of median {median} µs); rerun or "
-                         "raise the budget.").format(mode=mode_name(name), iqr=f"{mode.iqr_s * 1e6:.1f}",
-                                                     median=f"{mode.median_s * 1e6:.1f}"))
+            st.warning(
+                _(
+                    "{mode}: noisy (IQR {iqr} µs > 20% of median {median} µs); rerun or raise the budget."
+                ).format(
+                    mode=mode_name(name), iqr=f"{mode.iqr_s * 1e6:.1f}", median=f"{mode.median_s * 1e6:.1f}"
+                )
+            )
     for note in timing.notes:
         st.info(md(note))
     charts(timing)
@@ -144,8 +185,13 @@ def render(report: Report, function: FunctionReport | None) -> None:
     sweep.render(timing, device)
     environment_card(report, timing)
     c1, c2 = st.columns(2)
-    c1.download_button(_("Samples as CSV"), samples_csv(timing), "timing.csv", "text/csv",
-                       key=keys.DOWNLOAD_CSV)
-    c2.download_button(_("Samples as JSON"), samples_json(report, timing), "timing.json",
-
-                       "application/json", key=keys.DOWNLOAD_JSON)
+    c1.download_button(
+        _("Samples as CSV"), samples_csv(timing), "timing.csv", "text/csv", key=keys.DOWNLOAD_CSV
+    )
+    c2.download_button(
+        _("Samples as JSON"),
+        samples_json(report, timing),
+        "timing.json",
+        "application/json",
+        key=keys.DOWNLOAD_JSON,
+    )

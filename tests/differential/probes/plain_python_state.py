@@ -1,6 +1,7 @@
 """What a file sees of the process it runs in: it must be plain Python's, never the engine's.
 Run as a script (`python plain_python_state.py`) and as an imported module whose entry()
 runs under tf.function; every line printed must match the playground's, in both modes."""
+
 import ctypes
 import logging
 import os
@@ -9,7 +10,7 @@ import warnings
 
 import tensorflow as tf
 
-tf.config.threading.set_inter_op_parallelism_threads(3)   # the runtime is still the file's
+tf.config.threading.set_inter_op_parallelism_threads(3)  # the runtime is still the file's
 
 
 def depth(n=0):
@@ -34,8 +35,14 @@ def report(where):
     print(where, "annotations", annotated.__annotations__)
     print(where, "globals", sorted(k for k in globals() if k.startswith("__") and k != "__annotations__"))
     print(where, "engine on the path", engine_on_path())
-    print(where, "tf logger", [type(h).__name__ for h in tf.get_logger().handlers],
-          tf.get_logger().filters, tf.get_logger().level, tf.get_logger().propagate)
+    print(
+        where,
+        "tf logger",
+        [type(h).__name__ for h in tf.get_logger().handlers],
+        tf.get_logger().filters,
+        tf.get_logger().level,
+        tf.get_logger().propagate,
+    )
     print(where, "root logger", logging.getLogger().handlers, logging.getLogger().level)
     print(where, "warning filters", len(warnings.filters))
     print(where, "recursion limit", sys.getrecursionlimit())
