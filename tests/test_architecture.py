@@ -135,7 +135,9 @@ def test_the_rules_cover_every_package():
 def test_the_reader_sees_each_kind_of_import():
     """The reader is not blind: a UI module importing TF and the engine at load, and Streamlit
     inside a function, are each seen for what they are."""
-    source = "import tensorflow as tf\nfrom ..engine import analyze\ndef later():\n    import streamlit\n"
+    source = (
+        "import tensorflow as tf\nfrom ..engine.pipeline import analyze\ndef later():\n    import streamlit\n"
+    )
     found = imports_of(source, ["playground", "ui"])
     assert ("tensorflow", True) in found and ("engine", True) in found
     assert ("streamlit", False) in found

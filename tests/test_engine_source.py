@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from playground.contract.job import Job
-from playground.engine import analyze
+from playground.engine.pipeline import analyze
 
 ANNOTATED = """import dataclasses
 import typing

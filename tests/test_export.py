@@ -14,7 +14,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from playground.contract.job import Job  # noqa: E402
-from playground.engine import analyze  # noqa: E402
+from playground.engine.pipeline import analyze  # noqa: E402
 from playground.sandbox import exports  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 

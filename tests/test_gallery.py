@@ -13,7 +13,7 @@ from playground import gallery
 from playground.contract.job import ErrorInfo, Report
 
 pytest.importorskip("tensorflow")
-from playground.engine import analyze
+from playground.engine.pipeline import analyze
 from tests import tf_facts
 
 

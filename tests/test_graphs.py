@@ -8,7 +8,7 @@ pytest.importorskip("tensorflow")
 
 from playground import gallery
 from playground.contract.job import Job
-from playground.engine import analyze
+from playground.engine.pipeline import analyze
 
 
 def test_seed_benchmark_is_dead_code_for_grappler():

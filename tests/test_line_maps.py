@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("tensorflow")
 
 from playground.contract.job import Job
-from playground.engine import analyze
+from playground.engine.pipeline import analyze
 
 SOURCE = """import tensorflow as tf
 

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("tensorflow")
 
 from playground.contract.job import Job
-from playground.engine import analyze
+from playground.engine.pipeline import analyze
 from playground.engine.pitfalls import suggest_signature
 
 HEAD = "import tensorflow as tf\nimport numpy as np\n\n"

@@ -12,8 +12,9 @@ import sys
 import pytest
 
 from playground.contract.job import Job
-from playground.engine import analyze, script_env
+from playground.engine import script_env
 from playground.engine.capture import OutputCapture
+from playground.engine.pipeline import analyze
 
 RECURSION = """import sys
 

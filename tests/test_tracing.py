@@ -8,7 +8,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from playground.contract.job import Job  # noqa: E402
-from playground.engine import analyze  # noqa: E402
+from playground.engine.pipeline import analyze  # noqa: E402
 from tests import tf_facts  # noqa: E402
 
 IDENTITY = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"

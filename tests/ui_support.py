@@ -101,7 +101,7 @@ class SubprocessExecutor:
     """Stand-in for the sandbox pool: one unsandboxed child process per job (isolation "none")."""
 
     SCRIPT = (
-        "import sys; from playground.engine import analyze; from playground.contract.job import "
+        "import sys; from playground.engine.pipeline import analyze; from playground.contract.job import "
         "job_from_json; sys.stdout.write(analyze(job_from_json(sys.stdin.read())).to_json())"
     )
 

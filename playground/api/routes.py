@@ -30,6 +30,7 @@ from ..contract.errors import Cancelled, LimitError, PlaygroundError, SandboxErr
 from ..contract.i18n import _
 from ..contract.job import Job, Report, to_dict
 from ..contract.job_request import FieldError, JobRequest
+from ..contract.protocol import OnEvent
 from ..front_door import identity
 from ..reports import compare as comparing
 from ..runs import shared
@@ -172,7 +173,7 @@ def run(
     spec: comparing.CompareSpec | None,
     job_b: Job | None,
     client: str,
-    on_event: Callable[[dict], None],
+    on_event: OnEvent,
 ) -> dict[str, Any]:
     """Blocking: the report (or comparison) as the CLI's --json prints it; a refusal in the
     job's language."""
@@ -185,7 +186,7 @@ def _run(
     spec: comparing.CompareSpec | None,
     job_b: Job | None,
     client: str,
-    on_event: Callable[[dict], None],
+    on_event: OnEvent,
 ) -> dict[str, Any]:
     executor = shared.executor()
     started = time.monotonic()

@@ -28,7 +28,7 @@ def require_tensorflow() -> None:
 def execute(job: Job, config: Settings, *, in_process: bool = False) -> Report:
     if in_process:
         require_tensorflow()
-        from ..engine import analyze
+        from ..engine.pipeline import analyze
         from ..sandbox.exports import export_then_verify
 
         return export_then_verify(job, analyze)

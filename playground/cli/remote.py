@@ -7,20 +7,21 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from ..contract import job_request
 from ..contract.errors import LimitError, PlaygroundError, SandboxError, SpecError
 from ..contract.i18n import _
 from ..contract.job_request import JobRequest
+from ..contract.protocol import OnEvent
 
 ANALYZE = "/api/v1/analyze"
 TIMEOUT_S = 600  # the server's own limits end a run long before this
 
 
 def analyze(
-    server: str, request: JobRequest, on_event: Callable[[dict], None] | None = None, token: str = ""
+    server: str, request: JobRequest, on_event: OnEvent | None = None, token: str = ""
 ) -> dict[str, Any]:
     """The server's answer: a report's JSON (or {"compare": ...}), with its share_url. A refusal
     raises the error a local run would: SpecError (400: exit 2), LimitError (429),

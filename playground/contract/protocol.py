@@ -14,14 +14,20 @@ The user's code runs in the worker's process and can write anything on the proto
 cap; `parse` refuses a line whose JSON would cost more to build than its bound (counted on the
 bytes, before json.loads builds anything) and decodes it into one of the types above with
 contract/decode.py. A line that is not a protocol message at all is dropped; one that claims to
-be a message and does not fit its type raises MalformedMessage. Host-side events (queued,
-started, demoted) have no worker type: a worker cannot send them.
+be a message and does not fit its type raises MalformedMessage.
+
+Events: whoever waits on a job (the page, the API's stream, the CLI, the magic) receives its
+progress through an `OnEvent` callback, each event one of the types here as a dict with an
+"event" key (`as_event`). The progress kinds come from the worker; the host's own kinds
+(Queued, Started, Demoted, StartingVersion, Accepted, Retry) have no entry in KINDS, so a
+worker cannot send them.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,13 +148,60 @@ KINDS: dict[str, type] = {
     "exit": Exit,
     "report": ReportMessage,
 }
-NAMES = {cls: name for name, cls in KINDS.items()}
+
+
+# The host's own events, never decoded from a worker.
+@dataclass(frozen=True)
+class Queued:
+    position: int  # jobs ahead of this one
+    eta_s: float | None = None
+    behind_own_run: bool = False  # waits for the same client's running job (runs/fairness.py)
+
+
+@dataclass(frozen=True)
+class Started:
+    """A worker took the job."""
+
+
+@dataclass(frozen=True)
+class Demoted:
+    after_s: float  # still running after this long: now at the lowest CPU priority
+
+
+@dataclass(frozen=True)
+class StartingVersion:
+    tf_version: str  # the first job of this TensorFlow version starts its pool
+
+
+@dataclass(frozen=True)
+class Accepted:
+    actor: str  # Ray: a node's pool actor took the job
+    node: str
+    pid: int
+
+
+@dataclass(frozen=True)
+class Retry:
+    attempt: int  # Ray: its node or actor was lost; the job runs again
+    reason: str
+
+
+HOST_KINDS: dict[str, type] = {
+    "queued": Queued,
+    "started": Started,
+    "demoted": Demoted,
+    "starting_version": StartingVersion,
+    "accepted": Accepted,
+    "retry": Retry,
+}
+NAMES = {cls: name for name, cls in {**KINDS, **HOST_KINDS}.items()}
 # What a page or an API client may be shown while a job runs; the rest is for the host.
 PROGRESS = (CallStarted, CallFinished, TimingProgress)
+OnEvent = Callable[[dict[str, Any]], None]
 
 
-def as_event(message: Message) -> dict[str, Any]:
-    """A progress message as the event dict the executors pass on (runs/executor.py)."""
+def as_event(message: Any) -> dict[str, Any]:
+    """A message or a host event as the event dict an OnEvent receives."""
     fields = {name: getattr(message, name) for name in message.__dataclass_fields__}
     return {"event": NAMES[type(message)], **fields}
 

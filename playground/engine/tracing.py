@@ -19,12 +19,11 @@ import tensorflow as tf
 from tensorflow.core.function import trace_type
 
 from ..contract.job import CallRecord, ErrorInfo
+from ..contract.protocol import CallFinished, CallStarted, OnEvent, as_event
 from . import compat
 from .capture import OutputCapture
 from .source import error_info
 from .values import summarize
-
-Emit = Callable[[dict], None]
 
 
 class TrackedFunction:
@@ -38,7 +37,7 @@ class TrackedFunction:
         *,
         capture: OutputCapture,
         filename: str,
-        emit: Emit | None = None,
+        emit: OnEvent | None = None,
         options: dict | None = None,
     ) -> None:
         self.fn = fn
@@ -69,7 +68,7 @@ class TrackedFunction:
 
     def begin(self, args: list, kwargs: dict, label: str) -> _Pending:
         index = len(self.calls)
-        self.emit({"event": "call_started", "function": self.name, "index": index, "args": label})
+        self.emit(as_event(CallStarted(self.name, index, label)))
         return _Pending(
             index, label, args, kwargs, self.capture.offset(), self.tracing_count, time.perf_counter()
         )
@@ -117,15 +116,7 @@ class TrackedFunction:
         )
         self.calls.append(record)
         self.emit(
-            {
-                "event": "call_finished",
-                "function": self.name,
-                "index": index,
-                "retraced": retraced,
-                "reason": reason,
-                "tracing_count": after,
-                "error": info.message if info else None,
-            }
+            as_event(CallFinished(self.name, index, retraced, reason, after, info.message if info else None))
         )
 
     def _remember(self, index: int, args: list, kwargs: dict, result: Any) -> None:

@@ -170,7 +170,7 @@ def _local(
     config = load_settings()
     job = dataclasses.replace(job_request.to_job(request, config), language=request.language)
     require_tensorflow()
-    from ..engine import analyze
+    from ..engine.pipeline import analyze
 
     if args.compare is None:
         return ReportView(analyze(job, progress, namespace), request.source, request.language)

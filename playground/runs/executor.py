@@ -7,23 +7,13 @@ same two methods, e.g. one that returns a recorded report.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 from ..contract.config import Settings
 from ..contract.errors import LimitError
 from ..contract.i18n import _
 from ..contract.job import Job, Report
-
-# Events are plain dicts with an "event" key, streamed while a job runs:
-#   {"event": "queued", "position": 2}      jobs ahead of this one
-#   {"event": "started"}                    a worker took the job
-#   {"event": "call_started" | "call_finished", "function", "index", "retraced", "reason", ...}
-#   {"event": "timing", "function", "mode", "progress": 0..1}
-#   {"event": "demoted", "after_s": 5.0}    still running after 5 s: now at nice 19
-#   {"event": "accepted", "actor", "node", "pid"}  Ray: a node's pool actor took the job
-#   {"event": "retry", "attempt": 2, "reason"}    Ray: its node or actor was lost; runs again
-OnEvent = Callable[[dict], None]
+from ..contract.protocol import OnEvent
 
 
 class Executor(Protocol):

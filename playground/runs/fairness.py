@@ -34,7 +34,8 @@ from ..contract.config import Settings
 from ..contract.errors import LimitError
 from ..contract.i18n import _
 from ..contract.job import Job, Report
-from .executor import Executor, OnEvent
+from ..contract.protocol import OnEvent, Queued, as_event
+from .executor import Executor
 
 WINDOW_S = 60.0
 
@@ -193,14 +194,7 @@ class FairQueue:
                 place = self.position(ticket)  # the condition's lock is re-entrant
                 own = self._running[ticket.client] >= self.limits.running_per_client
                 if (place, own) != told:
-                    emit(
-                        {
-                            "event": "queued",
-                            "position": place,  # jobs ahead of this one
-                            "eta_s": self.eta_s(place + 1),
-                            "behind_own_run": own,
-                        }
-                    )
+                    emit(as_event(Queued(place, self.eta_s(place + 1), behind_own_run=own)))
                     told = (place, own)
                 self._cond.wait(1.0)
 

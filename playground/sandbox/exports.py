@@ -16,6 +16,7 @@ from collections.abc import Callable
 from ..contract import i18n
 from ..contract.i18n import _
 from ..contract.job import ExportInfo, Job, Report
+from ..contract.protocol import FileChunk, OnEvent, as_event
 
 MAX_EXPORT_BYTES = 32 << 20  # base64 on the pipe stays under its 64 MiB event cap
 MAX_FILES = 2000  # a SavedModel has a handful; TensorBoard logs one per run
@@ -43,14 +44,14 @@ def walk_files(root: str):
             handle.close()
 
 
-def send_files(root: str, send: Callable[[dict], None]) -> None:
+def send_files(root: str, send: OnEvent) -> None:
     """Worker side: streams an export over the protocol pipe, so no host dir is ever mounted
     writable into the sandbox (the job's /tmp is a size-capped tmpfs)."""
     for rel, handle in walk_files(root):
         with handle:
-            send({"event": "file", "path": rel, "data": ""})
+            send(as_event(FileChunk(rel, "")))
             while chunk := handle.read(CHUNK_BYTES):
-                send({"event": "file", "path": rel, "data": base64.b64encode(chunk).decode()})
+                send(as_event(FileChunk(rel, base64.b64encode(chunk).decode())))
 
 
 class FileSink:

@@ -14,13 +14,13 @@ import dataclasses
 import math
 import threading
 import time
-from collections.abc import Callable
 
 from ..contract import versions
 from ..contract.config import Settings
 from ..contract.errors import LimitError, SandboxError
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from ..contract.protocol import OnEvent, Queued, Started, as_event
 from ..contract.source_text import check_text
 from . import exports
 from .forked import NOTE as FORKED_NOTE
@@ -28,8 +28,6 @@ from .forked import ForkedWorker, Zygotes, fork_wanted
 from .outcome import finish, sandbox_info
 from .process import SandboxConfig, SandboxedWorker, WorkerProcess
 from .supervisor import supervise
-
-OnEvent = Callable[[dict], None]
 
 
 @dataclasses.dataclass
@@ -86,7 +84,7 @@ class WorkerPool:
         worker = self._take(emit)
         # Warm: forked from a zygote that had imported TensorFlow before this job asked.
         warm = isinstance(worker, ForkedWorker) and worker.zygote.ready_at <= asked
-        emit({"event": "started"})
+        emit(as_event(Started()))
         timeout = min(job.timeout_s, self.settings.timeout_s)
         done = threading.Event()
         if control is not None:
@@ -128,7 +126,7 @@ class WorkerPool:
                 if worker is not None:
                     return worker
                 told = position
-                emit({"event": "queued", "position": position, "eta_s": self._eta_s(position)})
+                emit(as_event(Queued(position, self._eta_s(position))))
         finally:
             with self._cond:
                 if ticket in self._waiting:
@@ -293,7 +291,7 @@ def _run_cold(job: Job, settings: Settings, config: SandboxConfig, on_event: OnE
     try:
         worker.wait_ready(START_TIMEOUT_S)
         if on_event is not None:
-            on_event({"event": "started"})
+            on_event(as_event(Started()))
         outcome = supervise(worker, job, timeout, on_event, settings.demote_after_s)
     except BaseException:
         worker.kill()

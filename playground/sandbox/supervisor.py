@@ -8,7 +8,6 @@ from the supervisor's own clock, never from a message.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..contract import protocol
@@ -44,7 +43,7 @@ def supervise(
     worker: SandboxedWorker,
     job: Job,
     timeout_s: float,
-    on_event: Callable[[dict], None] | None = None,
+    on_event: protocol.OnEvent | None = None,
     demote_after_s: float = 0.0,
 ) -> Outcome:
     """Runs the job; whatever happens, the worker and everything it started are killed. A job
@@ -63,7 +62,7 @@ def supervise(
             worker.set_priority(DEMOTED_NICE)
             outcome.demoted_after_s, demote_at = demote_after_s, None
             if on_event is not None:  # the fair queue lets a short job in beside it
-                _forward(on_event, {"event": "demoted", "after_s": demote_after_s})
+                _forward(on_event, protocol.as_event(protocol.Demoted(demote_after_s)))
     except TimeoutError:
         outcome.timed_out = True
     except protocol.StreamTooLarge:
@@ -86,7 +85,7 @@ def supervise(
 
 
 def _read_events(
-    worker: SandboxedWorker, until: float, outcome: Outcome, on_event: Callable[[dict], None] | None
+    worker: SandboxedWorker, until: float, outcome: Outcome, on_event: protocol.OnEvent | None
 ) -> bool:
     """Reads the job's messages into the outcome; True once the stream ended, False at
     `until`. Only progress is passed on, rebuilt from its decoded fields."""
@@ -109,7 +108,7 @@ def _read_events(
     return True
 
 
-def _forward(on_event: Callable[[dict], None], event: dict) -> None:
+def _forward(on_event: protocol.OnEvent, event: dict) -> None:
     try:
         on_event(event)
     except Cancelled:

@@ -19,6 +19,7 @@ from ..contract import versions
 from ..contract.config import Settings
 from ..contract.errors import SpecError
 from ..contract.job import Job, Report
+from ..contract.protocol import StartingVersion, as_event
 from .pool import JobControl, OnEvent, WorkerPool
 
 REAP_EVERY_S = 30.0
@@ -86,7 +87,7 @@ class VersionedPool:
             return self.default.submit(job, on_event, control)
         pool, new = self._pool_of(version)
         if new and on_event is not None:
-            on_event({"event": "starting_version", "tf_version": version.version})
+            on_event(as_event(StartingVersion(version.version)))
         try:
             return pool.submit(job, on_event, control)
         finally:

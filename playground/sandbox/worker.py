@@ -65,7 +65,7 @@ def import_engine() -> None:
     """The expensive part of a worker's life: a fresh worker pays it, a zygote pays it once."""
     import tensorflow  # noqa: F401
 
-    import playground.engine
+    import playground.engine.pipeline
     import playground.sandbox.exports  # noqa: F401
 
 
@@ -105,7 +105,9 @@ def serve(channel: Channel, limits: dict) -> None:
     import tensorflow as tf
 
     from playground.contract.job import job_from_json, to_dict
-    from playground.engine import analyze, device
+    from playground.contract.protocol import Crash, Ready, as_event
+    from playground.engine import device
+    from playground.engine.pipeline import analyze
     from playground.sandbox import exports
     from playground.sandbox import limits as rlimits
 
@@ -114,7 +116,7 @@ def serve(channel: Channel, limits: dict) -> None:
         device.share_gpu_memory(int(limits.get("gpu_memory_mb", 2048)), gpus)
     _warm_up(tf)
     _leave_the_script_alone()
-    channel.send({"event": "ready", "pid": os.getpid(), "gpus": len(gpus), "pid_namespace": pid_namespace()})
+    channel.send(as_event(Ready(os.getpid(), len(gpus), pid_namespace())))
 
     line = sys.stdin.readline()
     if not line:
@@ -128,12 +130,7 @@ def serve(channel: Channel, limits: dict) -> None:
             exports.send_files(report.export.path, channel.send)
         message = {"event": "report", "report": to_dict(report)}
     except BaseException as e:  # noqa: BLE001 - whatever happened, the parent must hear of it
-        message = {
-            "event": "crash",
-            "type": type(e).__name__,
-            "message": str(e)[:2000],
-            "traceback": traceback.format_exc()[-4000:],
-        }
+        message = as_event(Crash(type(e).__name__, str(e)[:2000], traceback.format_exc()[-4000:]))
     if os.getpid() == channel.pid:
         channel.send(message)
     os._exit(0)  # skip TF teardown; the process is discarded anyway

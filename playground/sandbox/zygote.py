@@ -31,6 +31,7 @@ import socket
 import sys
 import time
 
+from ..contract.protocol import Exit, as_event
 from . import namespaces
 from .bwrap import JOB_MOUNT
 
@@ -63,9 +64,10 @@ class Zygote:
         self.control.send(json.dumps(message).encode())
 
     def serve(self) -> None:
+        from ..contract.protocol import Ready, as_event
         from .worker import pid_namespace
 
-        self.reply({"event": "ready", "pid": os.getpid(), "pid_namespace": pid_namespace()})
+        self.reply(as_event(Ready(os.getpid(), pid_namespace=pid_namespace())))
         while True:
             try:
                 data, fds, _, _ = socket.recv_fds(self.control, 65536, 3)
@@ -192,11 +194,12 @@ def _init(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) ->
         if pid == worker:
             status = code
             break
-    exit_event = {
-        "event": "exit",
-        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-        "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-    }
+    exit_event = as_event(
+        Exit(
+            signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        )
+    )
     try:
         os.write(events, (json.dumps(exit_event) + "\n").encode())
     except OSError:

@@ -8,7 +8,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
 from playground.contract.job import Job, job_to_json
-from playground.engine import analyze
+from playground.engine.pipeline import analyze
 from playground.gallery import BY_SLUG
 
 HERE = pathlib.Path(__file__).parent

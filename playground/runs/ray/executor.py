@@ -10,12 +10,12 @@ import dataclasses
 import json
 import shutil
 import time
-from collections.abc import Callable
 from typing import Any
 
 from ...contract.config import Settings
 from ...contract.errors import LimitError, PlaygroundError, SandboxError
 from ...contract.job import ErrorInfo, ExecutorInfo, Job, Report, job_to_json
+from ...contract.protocol import OnEvent, Retry, as_event
 
 try:
     import ray
@@ -27,7 +27,6 @@ from ...sandbox import exports
 from .connect import connect
 from .node_pool import SLOT, run_job
 
-OnEvent = Callable[[dict], None]
 QUEUE_TIMEOUT_S = 120.0  # waiting for a free slot (or an autoscaled node) is not a failure
 START_MARGIN_S = 150.0  # a new node pool's zygotes import TF (limit 120 s) before the job
 RUN_MARGIN_S = 15.0  # the sandbox enforces job.timeout_s itself; this catches a lost node
@@ -167,7 +166,7 @@ class RayExecutor:
                         f"not retried again"
                     ),
                 )
-            emit({"event": "retry", "attempt": run.attempt + 1, "reason": why})
+            emit(as_event(Retry(run.attempt + 1, why)))
             run = self.start(run.job, run.attempt + 1, avoid=run.node_id, lost=lost)
 
     def _follow(self, run: RayRun, emit: OnEvent) -> Report | None:

@@ -51,6 +51,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ...contract.config import Settings
 from ...contract.errors import PlaygroundError, SandboxError
 from ...contract.job import ExecutorInfo, Job, Report, job_from_json
+from ...contract.protocol import Accepted, OnEvent, as_event
 from ...sandbox import WorkerPool
 from ...sandbox.pool import JobControl
 
@@ -60,7 +61,6 @@ POLL_S = 0.25  # how often a waiting stream checks that its caller still lives
 ACTOR_TRIES = 3  # getting a live actor, while the job has not been accepted
 CHUNK_BYTES = 512 << 10
 SCRATCH = "playground-ray"  # node pools' temp dirs, swept once their actor is dead
-OnEvent = Callable[[dict], None]
 
 
 def node_name(node_id: str) -> str:
@@ -114,9 +114,7 @@ class NodePool:
             yield json.dumps({"event": "closing"})
             return
         try:
-            yield json.dumps(
-                {"event": "accepted", "actor": self.actor_id, "node": self.node, "pid": os.getpid()}
-            )
+            yield json.dumps(as_event(Accepted(self.actor_id, self.node, os.getpid())))
             job = job_from_json(job_json)
             with CallerWatch(caller_pid) as caller:
                 yield from stream(
@@ -407,7 +405,7 @@ def _cold(job: Job, settings: Settings, node_id: str) -> Iterator[str]:
     from ...sandbox import run_once
 
     node = node_name(node_id)
-    yield json.dumps({"event": "accepted", "actor": "", "node": node, "pid": os.getpid()})
+    yield json.dumps(as_event(Accepted("", node, os.getpid())))
     before = _children()
     try:
         yield from stream(

@@ -1,0 +1,129 @@
+"""Step 5: what one observed function becomes in the report: its calls and traces, the
+AutoGraph-converted code, the graph before and after Grappler, HLO under XLA, and timing.
+A failure in any view is a note on that view; the others still come back."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..contract import i18n, specs
+from ..contract.errors import PlaygroundError
+from ..contract.i18n import _
+from ..contract.job import FunctionReport, Timing
+from ..contract.protocol import TimingProgress, as_event
+from . import convert, graphs, timing
+from . import device as devices
+from .entry import source_function
+from .tracing import TrackedFunction
+from .values import make_args
+
+if TYPE_CHECKING:
+    from .execution import Execution
+
+
+def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
+    options, filename = tracked.options, run.job.filename
+    code, note, code_lines = convert.converted_code(tracked.python_function, filename)
+    graph = hlo = measured = None
+    notes = [note] if note else []
+    if tracked.traces or tracked.tracing_count:
+        tracked.concrete_signatures()
+        if tracked.traces:
+            try:
+                graph = graphs.graph_info(tracked.traces[-1], filename)
+            except Exception as e:  # noqa: BLE001 - a failure of ours must not lose the analysis
+                notes.append(_("graph inspection failed: {error}").format(error=f"{type(e).__name__}: {e}"))
+    if tracked.last_ok_args is None and options.get("jit_compile"):
+        notes.append(_("No HLO: no call succeeded, so XLA had nothing to compile."))
+    if tracked.last_ok_args is not None:
+        args, kwargs = tracked.last_ok_args
+        if options.get("jit_compile"):
+            hlo, hlo_note = graphs.hlo_text(tracked.python_function, options, args, kwargs)
+            notes += [hlo_note] if hlo_note else []
+        if run.job.timing:
+            measured = _time(run, tracked, args, kwargs, notes)
+    return FunctionReport(
+        name=tracked.name,
+        tracing_count=tracked.tracing_count,
+        calls=tracked.calls,
+        concrete_signatures=tracked.concrete_signatures(),
+        converted_code=code,
+        graph=graph,
+        hlo=hlo,
+        timing=measured,
+        conversion_note=i18n.sentences(*notes),
+        retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
+        line=_line_of(tracked.python_function, filename),
+        global_names=run.global_names.get(tracked, []),
+        converted_code_lines=code_lines,
+    )
+
+
+def bare_report(tracked: TrackedFunction) -> FunctionReport:
+    """A function of a run that stopped early: its calls and trace count, no views."""
+    return FunctionReport(
+        name=tracked.name,
+        tracing_count=tracked.tracing_count,
+        calls=tracked.calls,
+        concrete_signatures=[],
+        converted_code=None,
+        graph=None,
+        hlo=None,
+        timing=None,
+    )
+
+
+def _time(
+    run: Execution, tracked: TrackedFunction, args: list, kwargs: dict, notes: list[str]
+) -> Timing | None:
+    """Eager against graph (and XLA, which timing.measure adds itself), then the size sweep."""
+    plain = {k: v for k, v in tracked.options.items() if k != "jit_compile"}
+    job = run.job
+    try:
+        measured = timing.measure(
+            tracked.python_function,
+            plain,
+            args,
+            kwargs,
+            budget_s=job.timing_budget_s,
+            device=run.device,
+            progress=lambda mode, done: run.emit(as_event(TimingProgress(tracked.name, mode, done))),
+        )
+    except Exception as e:  # noqa: BLE001 - a failure of ours must not lose the analysis
+        notes.append(_("timing failed: {error}").format(error=f"{type(e).__name__}: {e}"))
+        return None
+    extra: dict[str, Any] = {"environment": devices.environment(run.device)}
+    if job.sweep and run.plan:
+        try:
+            asked = specs.parse_sweep(job.sweep)
+            sweep = _positional(asked, tracked.python_function)
+            sized = [(n, *make_args(specs.resize(run.plan[-1], sweep, n), 0)) for n in sweep.sizes]
+            extra["sweep"] = timing.sweep(
+                tracked.python_function, plain, sized, budget_s=job.timing_budget_s, device=run.device
+            )
+            extra["sweep_label"] = _("{arg} dim {dim}").format(arg=asked.arg, dim=asked.dim)
+        except PlaygroundError as e:
+            notes.append(_("size sweep {sweep}: {error}").format(sweep=job.sweep, error=e))
+    return dataclasses.replace(measured, **extra)
+
+
+def _positional(sweep: specs.Sweep, python_function: Callable) -> specs.Sweep:
+    """Sweeps name arguments as the user does; calls hold them by position."""
+    if isinstance(sweep.arg, str):
+        names = list(inspect.signature(python_function).parameters)
+        if sweep.arg in names:
+            return dataclasses.replace(sweep, arg=names.index(sweep.arg))
+    return sweep
+
+
+def _mentions(message: str, tracked: TrackedFunction) -> bool:
+    name = getattr(source_function(tracked.python_function), "__qualname__", tracked.name)
+    return f"<function {name} at" in message or tracked.name in message
+
+
+def _line_of(python_function: Callable, filename: str) -> int | None:
+    code = getattr(source_function(python_function), "__code__", None)
+    return code.co_firstlineno if code is not None and code.co_filename == filename else None

@@ -1,0 +1,184 @@
+"""Step 4: running the user's code, and what one analysis holds while it runs.
+
+Two modes: an entry function (`--function`) wrapped in tf.function and called once per line
+of the plan; or the whole file run as a script, as `python file.py` would, with every
+tf.function it makes observed (observe.py). The user's exceptions are recorded at the user's
+line (source.py), never raised past `analyze`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+from contextlib import nullcontext
+from typing import Any
+
+import tensorflow as tf
+
+from ..contract import specs
+from ..contract.i18n import _
+from ..contract.job import ErrorInfo, ExportInfo, Job, Status
+from ..contract.protocol import OnEvent
+from . import export as exporting
+from . import observe, script_env
+from .capture import OutputCapture
+from .entry import resolve, source_function, unwrap
+from .source import as_main, error_info
+from .tracing import TrackedFunction
+from .values import make_args
+
+RESOURCE_ERRORS = (MemoryError, tf.errors.ResourceExhaustedError)
+
+
+class Stop(Exception):
+    """The user's module raised; its error is recorded and the pipeline goes on to report."""
+
+
+class Execution:
+    """One analysis while it runs: the job, the functions observed, and the outcome so far."""
+
+    def __init__(self, job: Job, emit: OnEvent, capture: OutputCapture) -> None:
+        self.job, self.emit, self.capture = job, emit, capture
+        self.tracked: list[TrackedFunction] = []
+        self.global_names: dict[TrackedFunction, list[str]] = {}
+        self.plan: list[specs.CallSpec] = []
+        self.owner: Any = None  # keeps the instance of a bound method entry alive
+        self.device = "/CPU:0"
+        self.error: ErrorInfo | None = None
+        self.status: Status = "ok"
+        self.stdout = ""
+        self.export: ExportInfo | None = None
+
+    def execute(
+        self,
+        code: Any,
+        module: Any,
+        scope: dict,
+        plan: list[specs.CallSpec],
+        signature: tuple[specs.TensorSpec, ...],
+    ) -> None:
+        if self.job.function is None:
+            self.script_mode(code, module, scope)
+        else:
+            self.exec_module(code, scope)
+            target, self.owner = resolve(self.job.function, scope)
+            self.entry_mode(target, plan, signature)
+
+    def make_tracked(self, fn: Any, name: str, python_function: Callable, options: dict) -> TrackedFunction:
+        return TrackedFunction(
+            fn,
+            name,
+            python_function,
+            capture=self.capture,
+            filename=self.job.filename,
+            emit=self.emit,
+            options=options,
+        )
+
+    def exec_module(self, code: Any, namespace: dict) -> None:
+        try:
+            with script_env.recursion_budget(script_env.headroom()):
+                exec(code, namespace)  # noqa: S102 - this is the user's code, in the sandbox
+        except RESOURCE_ERRORS:
+            raise
+        except SystemExit as e:  # exit() is the user's too: report it, don't exit
+            if self.job.function is None and e.code in (None, 0, False):
+                return  # a script that exits 0 has succeeded, as under plain Python
+            self.error = dataclasses.replace(
+                error_info(e, self.job.filename),
+                message=(_("the code called {call}").format(call=f"exit({e.code!r})")),
+            )
+            raise Stop() from e
+        except (Exception, KeyboardInterrupt) as e:  # the user's code raised: at the user's line
+            self.error = error_info(e, self.job.filename)
+            raise Stop() from e
+
+    def script_mode(self, code: Any, module: Any, scope: dict) -> None:
+        """Runs the file as `python file.py` would (as __main__, when it is a module of its own),
+        recording its tf.functions through TF's own Function class (observe.py). The outcome is
+        the script's: a call that raised and was caught is recorded as handled, not as a failed
+        run."""
+        overrides = {k: True for k in ("reduce_retracing", "jit_compile") if getattr(self.job, k)}
+        observer = observe.Observer(self.make_tracked, self.job.filename, overrides)
+        escaped: BaseException | None = None
+        try:
+            with observe.observing(observer), as_main(module) if module else nullcontext():
+                self.exec_module(code, scope)
+        except Stop as stop:
+            escaped = stop.__cause__
+        finally:
+            self.tracked = observer.reported()
+            self.global_names = observer.global_names(scope)
+            unhandled = observe.escaped_call(escaped)
+            for tracked in self.tracked:
+                tracked.mark_handled(unhandled[1] if unhandled and unhandled[0] is tracked else None)
+
+    def entry_mode(
+        self, target: Any, calls: list[specs.CallSpec], signature: tuple[specs.TensorSpec, ...]
+    ) -> None:
+        python_function, user_options = unwrap(target)
+        options = {
+            "input_signature": [tf.TensorSpec(s.shape, s.dtype) for s in signature]
+            or user_options.get("input_signature"),
+            "reduce_retracing": self.job.reduce_retracing or user_options.get("reduce_retracing", False),
+            "jit_compile": self.job.jit_compile or user_options.get("jit_compile", False),
+        }
+        name = self.job.function or getattr(python_function, "__name__", "function")
+        try:
+            fn = tf.function(python_function, **options)
+        except Exception as e:  # noqa: BLE001 - tf.function's own errors are the user's to see
+            self.error = error_info(e, self.job.filename)
+            return
+        tracked = self.make_tracked(fn, name, python_function, options)
+        self.tracked, self.plan = [tracked], calls
+        for index, call in enumerate(calls):
+            mismatch = _arity_error(python_function, call)
+            if mismatch:
+                tracked.record_refused(str(call), mismatch)
+                continue
+            args, kwargs = make_args(call, index)
+            with script_env.recursion_budget(script_env.headroom()):
+                tracked.call(args, kwargs, str(call))
+
+    def sources(self) -> list[Callable]:
+        return [source_function(t.python_function) for t in self.tracked]
+
+
+def export_entry(run: Execution) -> ExportInfo | None:
+    """Step 6: a SavedModel and TensorBoard log of the entry function, when the job asks."""
+    if not run.job.export:
+        return None
+    if run.job.function is None or not run.tracked:
+        return ExportInfo(
+            [],
+            False,
+            "",
+            reason=_(
+                "Export needs an entry function: pick one (--function) instead of running the "
+                "file as a script."
+            ),
+        )
+    tracked = run.tracked[0]
+    try:
+        return exporting.export(tracked, tracked.options, run.owner, exporting.out_dir())
+    except Exception as e:  # noqa: BLE001 - an export failure must not lose the analysis
+        return ExportInfo(
+            [], False, "", reason=_("Export failed: {error}").format(error=f"{type(e).__name__}: {e}")
+        )
+
+
+def _arity_error(python_function: Callable, call: specs.CallSpec) -> str:
+    """Says why a planned call cannot bind to the function's parameters, before TF is called."""
+    try:
+        parameters = inspect.signature(python_function)
+    except (TypeError, ValueError):
+        return ""
+    try:
+        parameters.bind(*call.args, **dict(call.kwargs))
+    except TypeError as e:
+        names = ", ".join(parameters.parameters) or _("no arguments")
+        return _("call ({call}) does not fit {signature}: {error}").format(
+            call=call, signature=f"{python_function.__name__}({names})", error=e
+        )
+    return ""

@@ -1,0 +1,390 @@
+"""The pitfall rules, one function each. A syntax rule looks at one node of a traced function's
+body and returns a Warning or None; an observed rule reads the run's record of the function.
+Adding a rule is one decorated function here and its case in tests (CONTRIBUTING.md)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ...contract.i18n import _, sentences
+from ...contract.job import FunctionReport, Warning
+from .signature import suggest_signature
+from .syntax import (
+    guarded_by_none_check,
+    is_print,
+    is_variable_init,
+    local_names,
+    names_in,
+    parameters,
+    root,
+)
+
+MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "setdefault",
+    "add",
+    "discard",
+    "popitem",
+    "update",
+    "write",
+    "writelines",
+}
+EXCESSIVE_TRACES = 3
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One traced function as the rules see it: its def, and what the run recorded of it."""
+
+    report: FunctionReport
+    node: Any  # its def or lambda in the user's tree; None when it is not in the source
+    module_values: dict[str, list[int]]  # module-level scalars and the lines assigning them
+    local: frozenset[str] = frozenset()
+    params: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, report: FunctionReport, node: Any, module_values: dict[str, list[int]]) -> Seen:
+        if node is None:
+            return cls(report, None, module_values)
+        return cls(report, node, module_values, frozenset(local_names(node)), frozenset(parameters(node)))
+
+    @property
+    def name(self) -> str:
+        return self.report.name
+
+    @property
+    def traces(self) -> int:
+        return self.report.tracing_count
+
+    @property
+    def calls(self) -> int:
+        return len(self.report.calls)
+
+    @property
+    def call_errors(self) -> str:
+        return " ".join(c.error.message for c in self.report.calls if c.error)
+
+    @property
+    def ran_eagerly(self) -> bool:
+        """Calls that ran without a trace ran eagerly (run_functions_eagerly): print and .numpy() work."""
+        return self.calls > 0 and self.traces == 0 and not self.call_errors
+
+
+SyntaxRule = Callable[[Seen, ast.AST], "Warning | None"]
+ObservedRule = Callable[[Seen], Iterable[Warning]]
+SYNTAX: list[SyntaxRule] = []
+OBSERVED: list[ObservedRule] = []
+
+
+def syntax_rule(rule: SyntaxRule) -> SyntaxRule:
+    SYNTAX.append(rule)
+    return rule
+
+
+def observed_rule(rule: ObservedRule) -> ObservedRule:
+    OBSERVED.append(rule)
+    return rule
+
+
+def _called(sub: ast.AST) -> ast.AST | None:
+    return sub.func if isinstance(sub, ast.Call) else None
+
+
+def _is_numpy_method(sub: ast.AST) -> bool:
+    """`x.numpy()`: a tensor's value, which a symbolic tensor does not have."""
+    return (
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and sub.func.attr == "numpy"
+        and not sub.args
+    )
+
+
+@syntax_rule
+def print_at_trace(seen: Seen, sub: ast.AST) -> Warning | None:
+    func = _called(sub)
+    if func is None or not is_print(func) or seen.ran_eagerly:
+        return None
+    printed = sum(1 for c in seen.report.calls if c.stdout.strip())
+    return Warning(
+        "print-at-trace",
+        sub.lineno,
+        _(
+            "print() in {name} runs only while tracing: it printed during {printed} of "
+            "{calls} call(s) and the function traced {traces} time(s). Graph executions "
+            "print nothing."
+        ).format(name=seen.name, printed=printed, calls=seen.calls, traces=seen.traces),
+        _("Use tf.print(...) to print on every call."),
+        seen.name,
+    )
+
+
+@syntax_rule
+def open_at_trace(seen: Seen, sub: ast.AST) -> Warning | None:
+    func = _called(sub)
+    if not (isinstance(func, ast.Name) and func.id == "open"):
+        return None
+    return Warning(
+        "python-side-effect",
+        sub.lineno,
+        _("open() in {name} does Python I/O, which happens only while tracing, not on each call.").format(
+            name=seen.name
+        ),
+        _("Read files outside the function and pass tensors in, or use tf.io ops."),
+        seen.name,
+    )
+
+
+@syntax_rule
+def mutated_python_state(seen: Seen, sub: ast.AST) -> Warning | None:
+    func = _called(sub)
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr in MUTATORS
+        and root(func.value) not in seen.local | {"tf", "np", "numpy"}
+    ):
+        return None
+    target = ast.unparse(func.value)
+    return Warning(
+        "python-side-effect",
+        sub.lineno,
+        _(
+            "{call}(...) in {name} mutates Python state, which happens only while "
+            "tracing ({traces} time(s)), not on each of the {calls} call(s)."
+        ).format(call=f"{target}.{func.attr}", name=seen.name, traces=seen.traces, calls=seen.calls),
+        _("Return the value instead, or keep state in a tf.Variable or tf.TensorArray."),
+        seen.name,
+    )
+
+
+@syntax_rule
+def variable_in_function(seen: Seen, sub: ast.AST) -> Warning | None:
+    func = _called(sub)
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr == "Variable"
+        and root(func) == "tf"
+        and not guarded_by_none_check(seen.node, sub)
+    ):
+        return None
+    raised = "singleton tf.Variables" in seen.call_errors
+    return Warning(
+        "variable-in-function",
+        sub.lineno,
+        sentences(
+            _("tf.Variable(...) is created inside {name}.").format(name=seen.name),
+            _("This run raised: tf.function only supports variables created on the first call.")
+            if raised
+            else _(
+                "A new trace would create another variable; tf.function allows "
+                "variables only on the first call."
+            ),
+        ),
+        _("Create the variable once outside the function, or in a tf.Module's __init__ and use it via self."),
+        seen.name,
+    )
+
+
+@syntax_rule
+def numpy_method(seen: Seen, sub: ast.AST) -> Warning | None:
+    if seen.ran_eagerly or not _is_numpy_method(sub):
+        return None
+    return Warning(
+        "numpy-in-graph",
+        sub.lineno,
+        _(
+            ".numpy() in {name}: inside tf.function tensors are symbolic and have no "
+            "value yet (AttributeError: 'SymbolicTensor' object has no attribute "
+            "'numpy')."
+        ).format(name=seen.name),
+        _("Use TF ops on the tensor, or tf.print to see it."),
+        seen.name,
+    )
+
+
+@syntax_rule
+def numpy_on_tensor(seen: Seen, sub: ast.AST) -> Warning | None:
+    if (
+        seen.ran_eagerly
+        or not isinstance(sub, ast.Call)
+        or _is_numpy_method(sub)
+        or root(sub.func) not in ("np", "numpy")
+        or not any(names_in(a) & (seen.local | seen.params) for a in sub.args)
+    ):
+        return None
+    func = sub.func
+    return Warning(
+        "numpy-in-graph",
+        sub.lineno,
+        _(
+            "{call}(...) in {name} runs NumPy at trace time on a symbolic tensor; it "
+            "fails or freezes one value into the graph."
+        ).format(call=ast.unparse(func), name=seen.name),
+        _("Use the TF equivalent (tf.experimental.numpy or tf.math)."),
+        seen.name,
+    )
+
+
+@syntax_rule
+def len_of_argument(seen: Seen, sub: ast.AST) -> Warning | None:
+    if not (
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Name)
+        and sub.func.id == "len"
+        and sub.args
+        and names_in(sub.args[0]) & seen.params
+    ):
+        return None
+    return Warning(
+        "python-control-flow-on-tensor-shape",
+        sub.lineno,
+        _(
+            "{call} in {name} is a Python int fixed at trace time, and fails for a dynamic (None) dimension."
+        ).format(call=f"len({ast.unparse(sub.args[0])})", name=seen.name),
+        _("Use tf.shape(x)[0] (or tf.size) so the value is computed in the graph."),
+        seen.name,
+    )
+
+
+@syntax_rule
+def assigned_python_state(seen: Seen, sub: ast.AST) -> Warning | None:
+    if not isinstance(sub, (ast.Assign, ast.AugAssign)):
+        return None
+    targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+    for t in targets:
+        if (
+            isinstance(t, (ast.Attribute, ast.Subscript))
+            and root(t) not in seen.local - seen.params
+            and not is_variable_init(seen.node, sub)
+        ):
+            return Warning(
+                "python-side-effect",
+                sub.lineno,
+                _(
+                    "assigning {target} in {name} changes Python state only while tracing "
+                    "({traces} time(s)), not on each call."
+                ).format(target=ast.unparse(t), name=seen.name, traces=seen.traces),
+                _("Return the value, or use a tf.Variable and .assign()."),
+                seen.name,
+            )
+    return None
+
+
+@syntax_rule
+def if_on_static_shape(seen: Seen, sub: ast.AST) -> Warning | None:
+    if not isinstance(sub, ast.If) or not any(
+        isinstance(n, ast.Attribute) and n.attr == "shape" and root(n) in seen.params
+        for n in ast.walk(sub.test)
+    ):
+        return None
+    return Warning(
+        "python-control-flow-on-tensor-shape",
+        sub.lineno,
+        _(
+            "{test} in {name} tests a static shape: it is decided once per trace, not "
+            "staged as tf.cond, and a None dimension makes it fail or retrace."
+        ).format(test=f"`if {ast.unparse(sub.test)}`", name=seen.name),
+        _("Branch on tf.shape(x) (a tensor) so AutoGraph stages tf.cond."),
+        seen.name,
+    )
+
+
+@syntax_rule
+def captured_global(seen: Seen, sub: ast.AST) -> Warning | None:
+    if not (
+        isinstance(sub, ast.Name)
+        and isinstance(sub.ctx, ast.Load)
+        and sub.id in seen.module_values
+        and sub.id not in seen.local
+    ):
+        return None
+    assigned = seen.module_values[sub.id]
+    if len(assigned) <= 1 and sub.id.isupper():  # a constant by name, bound once
+        return None
+    later = (
+        _("It is reassigned at line {line}, but the graph keeps the value it had when traced.").format(
+            line=assigned[-1]
+        )
+        if len(assigned) > 1
+        else ""
+    )
+    return Warning(
+        "captured-global",
+        sub.lineno,
+        sentences(
+            _(
+                "{name} reads the module-level Python value {value}, which is frozen into "
+                "the graph at trace time."
+            ).format(name=seen.name, value=repr(sub.id)),
+            later,
+        ),
+        _("Pass {value} as a tensor argument (tf.constant) or keep it in a tf.Variable.").format(
+            value=sub.id
+        ),
+        seen.name,
+    )
+
+
+def _line(seen: Seen) -> int | None:
+    return getattr(seen.node, "lineno", seen.report.line)
+
+
+@observed_rule
+def python_scalar_arg(seen: Seen) -> list[Warning]:
+    changes_by_arg: dict[str, list[str]] = {}
+    for call in seen.report.calls:
+        for part in (call.reason or "").split("; "):
+            arg, _sep, change = part.partition(": ")
+            if change.startswith("Python value"):
+                changes_by_arg.setdefault(arg, []).append(change.removeprefix("Python value "))
+    return [
+        Warning(
+            "python-scalar-arg",
+            _line(seen),
+            _(
+                "{name}: the Python value of {arg} changed between calls ({changes}), and every "
+                "new value traced a new graph."
+            ).format(name=seen.name, arg=repr(arg), changes="; ".join(changes[:4])),
+            _(
+                "Pass {arg} as a tensor (tf.constant) so one graph serves all values, or keep it fixed."
+            ).format(arg=arg),
+            seen.name,
+        )
+        for arg, changes in changes_by_arg.items()
+    ]
+
+
+@observed_rule
+def excessive_retracing(seen: Seen) -> list[Warning]:
+    calls, traces = seen.calls, seen.traces
+    retraces = sum(1 for c in seen.report.calls if c.retraced)
+    if not (traces > EXCESSIVE_TRACES or (calls >= 3 and retraces > calls / 2 and traces > 2)):
+        return []
+    suggestion = suggest_signature([c.args for c in seen.report.calls])
+    hint = (
+        f"input_signature={suggestion}"
+        if suggestion
+        else _("an input_signature with None for the dimensions that vary")
+    )
+    return [
+        Warning(
+            "excessive-retracing",
+            _line(seen),
+            _("{name} traced {traces} time(s) in {calls} call(s); each trace rebuilds the graph.").format(
+                name=seen.name, traces=traces, calls=calls
+            ),
+            _(
+                "Use {hint}, or reduce_retracing=True (formerly experimental_relax_shapes) so TF "
+                "generalises the shapes after a retrace."
+            ).format(hint=hint),
+            seen.name,
+        )
+    ]

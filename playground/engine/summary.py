@@ -1,0 +1,78 @@
+"""Step 8: the Report, with its status and the one-line summary the page, the CLI and the API
+show first."""
+
+from __future__ import annotations
+
+import traceback
+from typing import TYPE_CHECKING
+
+import tensorflow as tf
+
+from ..contract.errors import PlaygroundError
+from ..contract.i18n import _
+from ..contract.job import ErrorInfo, FunctionReport, Report, Status, Warning
+from . import compat
+from . import device as devices
+
+if TYPE_CHECKING:
+    from .execution import Execution
+
+
+def report(
+    run: Execution, functions: list[FunctionReport], warnings: list[Warning], duration: float, truncated: bool
+) -> Report:
+    status: Status = run.status
+    # A script's outcome is the script's; a planned call that raised fails the entry run.
+    failed_call = any(c.error and not c.handled for f in functions for c in f.calls)
+    if status == "ok" and (run.error or failed_call):
+        status = "error"
+    message = _summary(run.error, functions)
+    if truncated:
+        status, message = "killed", _("Output limit: 1 MiB printed, rest dropped")
+    return Report(
+        tensorflow_version=tf.__version__,
+        device=devices.describe(run.device),
+        status=status,
+        error=run.error,
+        stdout=run.stdout,
+        warnings=warnings,
+        functions=functions,
+        message=message,
+        duration_s=duration,
+        environment=devices.environment(run.device),
+        export=run.export,
+        fallbacks=compat.fallbacks(),
+    )
+
+
+def playground_error(e: PlaygroundError) -> ErrorInfo:
+    """A source error keeps the Python exception's name, line and column."""
+    cause = e.__cause__
+    if isinstance(cause, SyntaxError):
+        return ErrorInfo(
+            type(cause).__name__,
+            cause.msg,
+            cause.lineno,
+            cause.offset,
+            traceback="".join(traceback.format_exception_only(cause)),
+        )
+    return ErrorInfo(type(e).__name__, str(e), None)
+
+
+def _summary(error: ErrorInfo | None, functions: list[FunctionReport]) -> str:
+    if error is not None:
+        where = f" (line {error.line})" if error.line else ""
+        return f"{error.type}{where}: {error.message.splitlines()[0][:200]}"
+    traces = sum(f.tracing_count for f in functions)
+    calls = sum(len(f.calls) for f in functions)
+    failed = sum(1 for f in functions for c in f.calls if c.error and not c.handled)
+    handled = sum(1 for f in functions for c in f.calls if c.handled)
+    text = _("{functions} function(s), {calls} call(s), {traces} trace(s)").format(
+        functions=len(functions), calls=calls, traces=traces
+    )
+    text += _(", {failed} call(s) raised").format(failed=failed) if failed else ""
+    return text + (
+        _(", {handled} call(s) raised and were handled by the script").format(handled=handled)
+        if handled
+        else ""
+    )
