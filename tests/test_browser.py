@@ -325,12 +325,7 @@ def test_run_is_on_the_first_screen_and_the_code_gets_the_pages_width(server) ->
             source=source,
             function="wide",
             calls="float32[3]",
-            signature="",
-            sweep="",
-            reduce_retracing=False,
-            jit_compile=False,
-            timing=False,
-            timing_budget_s=2.0,
+            values={},
         ),
     )
     with chromium_page(1400, 900) as page:

@@ -108,10 +108,7 @@ def shared_link(server: str) -> str:
             source=source,
             function="process",
             calls="float32[3]\nfloat32[2]",
-            reduce_retracing=False,
-            jit_compile=False,
-            timing=True,
-            timing_budget_s=1.0,
+            values={"timing": True, "timing_budget_s": 1.0},
         ),
     )
 

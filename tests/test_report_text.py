@@ -369,10 +369,7 @@ def hostile_page(monkeypatch):
         source=source,
         function="process",
         calls="float32[3]",
-        reduce_retracing=False,
-        jit_compile=False,
-        timing=True,
-        timing_budget_s=1.0,
+        values={"timing": True, "timing_budget_s": 1.0},
     )
     for name, value in params.items():
         at.query_params[name] = value

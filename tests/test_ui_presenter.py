@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from playground import gallery
 from playground.contract.specs import parse_call
 from playground.gallery import article
-from playground.ui import keys, run, state
+from playground.ui import keys, request, run, state
 
 APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
 START = "retracing"  # recorded in tests/data, as is its next example in the article's order
@@ -103,6 +103,6 @@ def test_every_example_opens_as_its_own_job_so_its_claim_is_checked(app: AppTest
     app.run()
     values = {k: app.session_state[k] for k in state.STATE_KEYS if k in app.session_state}
     assert run.pristine_example(values) == example.slug
-    job, own = run.build_job(values), example.job()
+    job, own = request.build_job(values), example.job()
     assert (job.source, job.function, job.signature) == (own.source, own.function, own.signature)
     assert [parse_call(c) for c in job.calls] == [parse_call(c) for c in own.calls]

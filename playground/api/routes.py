@@ -266,7 +266,7 @@ async def analyze(request: Request) -> Response:
         except Refusal as refusal:
             return refusal.response()
     url = share_link.of_request(
-        public_base(request, settings), **{**_link_fields(asked), "language": job.language}
+        public_base(request, settings), dataclasses.replace(asked, language=job.language)
     )
     language = job.language
     if NDJSON in request.headers.get("accept", ""):
@@ -397,25 +397,6 @@ def _line(event: dict) -> bytes:
     return (json.dumps(event, default=str) + "\n").encode()
 
 
-def _link_fields(asked: JobRequest) -> dict[str, Any]:
-    return {
-        name: getattr(asked, name)
-        for name in (
-            "source",
-            "function",
-            "calls",
-            "signature",
-            "reduce_retracing",
-            "jit_compile",
-            "timing",
-            "timing_budget_s",
-            "sweep",
-            "compare",
-            "language",
-        )
-    }
-
-
 async def examples(request: Request) -> Response:
     with i18n.using(_language(request)):
         return Answer({"examples": [_example(e, full=False) for e in gallery.EXAMPLES]})
@@ -437,14 +418,7 @@ def _example(e: gallery.Example, full: bool) -> dict[str, Any]:
     summary = {"name": e.slug, "title": _(e.title)}
     if not full:
         return summary
-    request = JobRequest(
-        source=e.source,
-        function=e.function,
-        calls=tuple(e.calls),
-        signature=e.signature or None,
-        reduce_retracing=e.reduce_retracing,
-        jit_compile=e.jit_compile,
-    )
+    request = e.request()
     return {
         **summary,
         "explanation": _text(e.explanation),

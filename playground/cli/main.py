@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 
 from .. import gallery
-from ..contract import i18n, job_request, versions
+from ..contract import i18n, job_request, options, versions
 from ..contract.config import Settings
 from ..contract.config import settings as load_settings
 from ..contract.errors import PlaygroundError, SourceError, SpecError
@@ -63,30 +63,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="ARGS",
         help=_('one call, e.g. "float32[2,3], n=2"; repeat for a sequence'),
     )
-    parser.add_argument(
-        "--signature", metavar="SPECS", help=_('input_signature, e.g. "float32[None,28,28,1], int32[None]"')
-    )
-    parser.add_argument(
-        "--reduce-retracing",
-        "--experimental-relax-shapes",
-        action="store_true",
-        dest="reduce_retracing",
-        help=_("tf.function(reduce_retracing=True), formerly experimental_relax_shapes"),
-    )
-    parser.add_argument("--jit-compile", action="store_true", help=_("XLA: jit_compile=True"))
-    parser.add_argument("--timing", action="store_true", help=_("time eager vs graph vs XLA"))
-    parser.add_argument(
-        "--timing-budget",
-        type=float,
-        default=2.0,
-        metavar="SECONDS",
-        help=_("seconds of measurement per function (default 2)"),
-    )
-    parser.add_argument(
-        "--sweep",
-        metavar="ARG[DIM]=SIZES",
-        help=_('with --timing: time the last call at each size, e.g. "x[0]=16,64,256"'),
-    )
+    for row in options.OPTIONS:  # the run's options, from their table
+        _add_option(parser, row)
     parser.add_argument(
         "--compare",
         metavar="SPEC",
@@ -119,6 +97,22 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_option(parser: argparse.ArgumentParser, row: options.Option) -> None:
+    help_text = _(row.help) if row.help else None
+    if row.kind is bool:
+        parser.add_argument(*row.flags, action="store_true", dest=row.name, help=help_text)
+        return
+    parser.add_argument(
+        *row.flags,
+        dest=row.name,
+        type=row.kind,
+        default=row.default,
+        metavar=row.metavar,
+        choices=row.choices or None,
+        help=help_text,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     lang = [language_parser()]
     parser = argparse.ArgumentParser(
@@ -128,7 +122,6 @@ def build_parser() -> argparse.ArgumentParser:
     analyze = commands.add_parser("analyze", parents=lang, help=_("trace, convert and inspect a function"))
     analyze.add_argument("source", help=_("a .py file, or - for stdin"))
     add_run_options(analyze)
-    analyze.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     analyze.add_argument(
         "--timeout",
         type=float,
@@ -253,19 +246,12 @@ def request_from_args(args: argparse.Namespace, source: str | None = None, filen
     if source is None:
         source = read_source(args.source)
         filename = "<stdin>.py" if args.source == "-" else args.source.rsplit("/", 1)[-1]
-    options = vars(args)  # --device and --timeout are analyze's own
     return JobRequest(
         source=source,
         function=args.function,
         calls=tuple(args.call),
-        signature=args.signature,
-        reduce_retracing=args.reduce_retracing,
-        jit_compile=args.jit_compile,
-        timing=args.timing,
-        timing_budget_s=args.timing_budget,
-        sweep=args.sweep,
-        device=options.get("device", "auto"),
-        timeout_s=options.get("timeout"),
+        timeout_s=vars(args).get("timeout"),  # analyze's own
+        **{name: getattr(args, name) for name in options.NAMES},
         tf_version=args.tf,
         compare=args.compare,
         filename=filename or JobRequest.filename,

@@ -13,25 +13,21 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .options import RunOptions
+
 Status = Literal["ok", "error", "timeout", "memory", "killed"]
 
 
 @dataclass(frozen=True)
-class Job:
-    """What to analyse: source, entry, call plan (CLI grammar) and tf.function options."""
+class Job(RunOptions):
+    """What to analyse: source, entry, call plan (CLI grammar), and the run's options
+    (contract/options.py: input_signature, reduce_retracing, jit_compile, timing, ...)."""
 
     source: str
     function: str | None = None  # None: run the source as a script
     calls: tuple[str, ...] = ()
-    signature: str | None = None  # "float32[None,3], int32[]"
-    reduce_retracing: bool = False
-    jit_compile: bool = False
-    timing: bool = False
-    timing_budget_s: float = 2.0
-    device: str = "auto"  # auto | cpu | gpu
     timeout_s: float = 30.0
     filename: str = "playground_input.py"  # shown in tracebacks and to AutoGraph
-    sweep: str | None = None  # "x[0]=16,64,256": time the last call at each size
     export: bool = False  # write a SavedModel and TensorBoard graph log
     verify: str | None = None  # verify this attached SavedModel; runs no user code
     attachments: dict[str, str] = field(default_factory=dict)  # name -> host dir, copied in

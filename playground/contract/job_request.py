@@ -13,45 +13,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import specs, versions
+from . import options, specs, versions
 from .config import Settings
-from .errors import PlaygroundError, SpecError
+from .errors import PlaygroundError
 from .i18n import _
 from .job import Job
+from .options import FieldError, RunOptions
 from .source_text import check_text
 
 
 @dataclass(frozen=True)
-class JobRequest:
-    """What a client asks to run. Every field but `source` may be left out."""
+class JobRequest(RunOptions):
+    """What a client asks to run. Every field but `source` may be left out; the run's options
+    (signature, reduce_retracing, jit_compile, timing, ...) come from contract/options.py."""
 
     source: str  # the file's text
     function: str | None = None  # entry, e.g. "f" or "Counter().increment"; none: script
     calls: tuple[str, ...] = ()  # one call each, e.g. "float32[2,3], n=2"
-    signature: str | None = None  # input_signature, e.g. "float32[None,3]"
-    reduce_retracing: bool = False
-    jit_compile: bool = False
-    timing: bool = False
-    timing_budget_s: float = 2.0  # seconds of measurement per function
-    sweep: str | None = None  # with timing: "x[0]=16,64,256"
-    device: str = "auto"  # auto | cpu | gpu
     timeout_s: float | None = None  # none: the server's PLAYGROUND_TIMEOUT_S
     tf_version: str = ""  # "": the default; see /api/v1/versions
     language: str = ""  # of the report's sentences: en or zh; "": the
     # client's (the API: ?lang=, else Accept-Language)
     compare: str | None = None  # run twice, side b changed: "tf=2.15.1", "jit_compile"
     filename: str = "playground_input.py"  # the name tracebacks show
-
-
-DEVICES = ("auto", "cpu", "gpu")
-
-
-class FieldError(SpecError):
-    """A request field that cannot run; `field` names it ("calls[1]", "signature")."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def from_json(data: Any) -> JobRequest:
@@ -107,31 +91,22 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
         _hosted_limits(request, config)
     for number, text in enumerate(request.calls):
         _field(f"calls[{number}]", specs.parse_call, text, max_elements=config.max_tensor_elements)
-    if request.signature:
-        _field("signature", specs.parse_signature, request.signature)
-    if request.sweep:
-        _field("sweep", specs.parse_sweep, request.sweep)
+    options.check(options.values_of(request))
     if request.timeout_s is not None and request.timeout_s <= 0:
         raise FieldError(
             "timeout_s", _("--timeout must be positive, got {value}").format(value=request.timeout_s)
         )
-    if request.device not in DEVICES:
-        raise FieldError("device", _("device must be one of: {choices}").format(choices=", ".join(DEVICES)))
     chosen = _field("tf_version", versions.resolve, config, request.tf_version)
+    # An empty text option is no option: the engine reads None.
+    given = {name: None if value == "" else value for name, value in options.values_of(request).items()}
     return Job(
         source=request.source,
         function=request.function or None,
         calls=request.calls,
-        signature=request.signature or None,
-        reduce_retracing=request.reduce_retracing,
-        jit_compile=request.jit_compile,
-        timing=request.timing,
-        timing_budget_s=request.timing_budget_s,
-        device=request.device,
         timeout_s=config.timeout_s if request.timeout_s is None else request.timeout_s,
         filename=request.filename.rsplit("/", 1)[-1] or "playground_input.py",
-        sweep=request.sweep or None,
         tf_version="" if chosen.default else chosen.version,
+        **given,
     )
 
 

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import base64
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from . import i18n
+from . import i18n, options
 from .config import Settings
 from .i18n import _
 from .specs import NO_ARGUMENTS
 
-# Query-param names: short, because the whole state lives in the URL.
-P_CODE, P_FUNCTION, P_CALLS, P_SIGNATURE = "code", "fn", "calls", "sig"
-P_REDUCE, P_JIT, P_TIMING, P_BUDGET, P_EXAMPLE = "rr", "jit", "timing", "budget", "example"
-P_SWEEP, P_EXPORT = "sweep", "export"
+if TYPE_CHECKING:
+    from .job_request import JobRequest
+
+# Query-param names: short, because the whole state lives in the URL. The options' own are in
+# their table (contract/options.py: "sig", "rr", "jit", "timing", "budget", "sweep").
+P_CODE, P_FUNCTION, P_CALLS, P_EXAMPLE, P_EXPORT = "code", "fn", "calls", "example", "export"
 P_COMPARE = "cmp"
 P_LANG = "lang"
 
@@ -39,32 +42,11 @@ def decode_source(text: str, max_bytes: int | None = None) -> str:
 
 
 def input_params(
-    *,
-    source: str,
-    function: str,
-    calls: str,
-    reduce_retracing: bool,
-    jit_compile: bool,
-    timing: bool,
-    timing_budget_s: float,
-    signature: str = "",
-    sweep: str = "",
-    export: bool = False,
+    *, source: str, function: str, calls: str, values: Mapping[str, Any], export: bool = False
 ) -> dict[str, str]:
-    """The query params of a run's inputs (`calls`: one call a line, as the page's plan)."""
-    params = {
-        P_CODE: encode_source(source),
-        P_FUNCTION: function,
-        P_CALLS: calls,
-        P_REDUCE: "1" if reduce_retracing else "0",
-        P_JIT: "1" if jit_compile else "0",
-        P_TIMING: "1" if timing else "0",
-        P_BUDGET: f"{float(timing_budget_s or 2.0):g}",
-    }
-    if signature:
-        params[P_SIGNATURE] = signature
-    if sweep:
-        params[P_SWEEP] = sweep
+    """The query params of a run's inputs (`calls`: one call a line, as the page's plan;
+    `values`: the run's options by name, contract/options.py)."""
+    params = {P_CODE: encode_source(source), P_FUNCTION: function, P_CALLS: calls, **options.params(values)}
     if export:
         params[P_EXPORT] = "1"
     return params
@@ -74,34 +56,15 @@ def url(base: str, params: dict[str, str]) -> str:
     return f"{base}?{urlencode(params)}"
 
 
-def of_request(
-    base: str,
-    *,
-    source: str,
-    function: str | None,
-    calls: Sequence[str],
-    signature: str | None,
-    reduce_retracing: bool,
-    jit_compile: bool,
-    timing: bool,
-    timing_budget_s: float,
-    sweep: str | None,
-    compare: str | None,
-    language: str,
-) -> str:
-    """The page's link for a run asked for by the API (the fields of a JobRequest)."""
+def of_request(base: str, request: JobRequest) -> str:
+    """The page's link for a run asked for by the API."""
     params = input_params(
-        source=source,
-        function=function or "",
-        calls="\n".join(c.strip() or NO_ARGUMENTS for c in calls),
-        signature=signature or "",
-        sweep=sweep or "",
-        reduce_retracing=reduce_retracing,
-        jit_compile=jit_compile,
-        timing=timing,
-        timing_budget_s=timing_budget_s,
+        source=request.source,
+        function=request.function or "",
+        calls="\n".join(c.strip() or NO_ARGUMENTS for c in request.calls),
+        values=options.values_of(request),
     )
-    if compare:
-        params[P_COMPARE] = compare
-    params[P_LANG] = i18n.SHORT[i18n.normalise(language) or i18n.ENGLISH]
+    if request.compare:
+        params[P_COMPARE] = request.compare
+    params[P_LANG] = i18n.SHORT[i18n.normalise(request.language) or i18n.ENGLISH]
     return url(base, params)

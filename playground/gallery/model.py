@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from ..contract.job_request import JobRequest
 
 
 @dataclass(frozen=True)
@@ -35,17 +36,26 @@ class Example:
     expect: Expectation = field(default_factory=Expectation)
     fixed_by: str = ""  # slug of the corrected version
 
+    def options(self) -> dict[str, object]:
+        """The run options the example sets (contract/options.py); the others keep their defaults."""
+        return {
+            "signature": self.signature or None,
+            "reduce_retracing": self.reduce_retracing,
+            "jit_compile": self.jit_compile,
+        }
+
     def job(self, **overrides: object) -> Job:
-        fields = dict(
+        fields = {"source": self.source, "function": self.function, "calls": self.calls, **self.options()}
+        return Job(**{**fields, **overrides})  # type: ignore[arg-type]
+
+    def request(self) -> JobRequest:
+        """What to send the API (or the CLI's flags) to run the example."""
+        return JobRequest(
             source=self.source,
             function=self.function,
-            calls=self.calls,
-            signature=self.signature or None,
-            reduce_retracing=self.reduce_retracing,
-            jit_compile=self.jit_compile,
+            calls=tuple(self.calls),
+            **self.options(),  # type: ignore[arg-type]
         )
-        fields.update(overrides)
-        return Job(**fields)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

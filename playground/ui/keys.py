@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# Inputs
+# Inputs. A run option's widget key is its name in contract/options.py (the first few here).
 EXAMPLE = "example"
 SOURCE = "source"
 FUNCTION = "function"
@@ -11,7 +11,7 @@ SIGNATURE = "signature"
 REDUCE_RETRACING = "reduce_retracing"
 JIT_COMPILE = "jit_compile"
 TIMING = "timing"
-TIMING_BUDGET = "timing_budget"
+TIMING_BUDGET = "timing_budget_s"
 SWEEP = "sweep"
 COMPARE = "compare"  # toggle: run a second side that varies one setting
 COMPARE_KIND = "compare_kind"  # what side b varies: compare.KINDS

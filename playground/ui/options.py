@@ -10,11 +10,13 @@ import streamlit as st
 from ..contract import versions
 from ..contract.config import Settings
 from ..contract.i18n import N_, _
+from ..contract.options import BY_NAME, NAMES, OPTIONS
 from . import folded, keys
 from .plan import show_error
 
-REDUCE_LABEL = N_("reduce_retracing (formerly experimental_relax_shapes)")
-TIMING_LABEL = N_("Time eager vs graph vs XLA")  # named again by the Timing tab's hint
+TIMING_LABEL = BY_NAME["timing"].label  # named again by the Timing tab's hint
+# The options this panel lays out by hand; any other boolean option of the table gets a toggle.
+LAID_OUT = {"signature", "reduce_retracing", "jit_compile", "timing", "timing_budget_s", "sweep", "device"}
 
 
 def gpu_present() -> bool:
@@ -31,6 +33,8 @@ SETTINGS = (
     (keys.EXPORT, False, N_("export")),
     (keys.TF_VERSION, "", "TensorFlow"),
     (keys.COMPARE, False, N_("compare")),
+) + tuple(
+    (o.name, o.default, o.label or o.name) for o in OPTIONS if o.kind is bool and o.name not in LAID_OUT
 )
 
 
@@ -46,14 +50,8 @@ def chosen() -> list[str]:
 
 # The panel's widgets, whose values are held while it is folded and they are not drawn.
 PANEL_KEYS = (
-    keys.SIGNATURE,
-    keys.REDUCE_RETRACING,
-    keys.JIT_COMPILE,
-    keys.TIMING,
-    keys.TIMING_BUDGET,
-    keys.SWEEP,
+    *NAMES,
     keys.EXPORT,
-    keys.DEVICE,
     keys.TF_VERSION,
     keys.COMPARE,
     keys.COMPARE_KIND,
@@ -88,18 +86,14 @@ def panel(draw: Callable[[], None]) -> None:
 
 def options(max_budget_s: float) -> None:
     st.text_input(
-        "input_signature",
+        BY_NAME["signature"].label,
         key=keys.SIGNATURE,
         placeholder=_("e.g. float32[None,3]"),
-        help=_("One TensorSpec per parameter, None for a dynamic dim. Empty: no signature."),
+        help=_(BY_NAME["signature"].help),
     )
     show_error(keys.SIGNATURE)
-    st.toggle(
-        _(REDUCE_LABEL),
-        key=keys.REDUCE_RETRACING,
-        help=_("Generalise shapes after a retrace instead of tracing each new shape."),
-    )
-    st.toggle("jit_compile (XLA)", key=keys.JIT_COMPILE)
+    for name in ("reduce_retracing", "jit_compile"):
+        toggle(name)
     c1, c2 = st.columns(2)
     c1.toggle(_(TIMING_LABEL), key=keys.TIMING)
     if float(st.session_state.get(keys.TIMING_BUDGET) or 2.0) > max_budget_s:
@@ -137,7 +131,16 @@ def options(max_budget_s: float) -> None:
     )
     if gpu_present():
         st.session_state.setdefault(keys.DEVICE, "auto")
-        st.radio(_("Device"), ("auto", "cpu", "gpu"), key=keys.DEVICE, horizontal=True)
+        st.radio(_(BY_NAME["device"].label), BY_NAME["device"].choices, key=keys.DEVICE, horizontal=True)
+    for o in OPTIONS:
+        if o.kind is bool and o.name not in LAID_OUT:
+            toggle(o.name)
+
+
+def toggle(name: str) -> None:
+    """A boolean option's toggle, labelled and explained by its row of the table."""
+    row = BY_NAME[name]
+    st.toggle(_(row.label) if row.label else name, key=name, help=_(row.help) if row.help else None)
 
 
 @st.cache_data(ttl=60, show_spinner=False)

@@ -13,12 +13,11 @@ from ..contract import i18n, reasons
 from ..contract.config import Settings
 from ..contract.errors import PlaygroundError
 from ..contract.i18n import _
-from ..contract.job import Job
 from ..reports.safe_text import markdown_literal
 from ..runs import shared
 from ..runs.fairness import FairExecutor
 from ..runs.service import log_run
-from . import compare_run, export_zip, keys, plan, state
+from . import compare_run, export_zip, keys, request, state
 from .client import client_id
 
 
@@ -73,26 +72,6 @@ def warm() -> None:
         executor()
     except PlaygroundError as error:  # e.g. an unknown PLAYGROUND_EXECUTOR: say so at Run time
         st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
-
-
-def build_job(values: dict, language: str = "en") -> Job:
-    signature = str(values.get(keys.SIGNATURE) or "").strip()
-    sweep = str(values.get(keys.SWEEP) or "").strip()
-    return Job(
-        source=str(values[keys.SOURCE]),
-        function=str(values.get(keys.FUNCTION) or "") or None,
-        calls=tuple(plan.call_lines(str(values.get(keys.CALLS) or ""))),
-        signature=signature or None,
-        reduce_retracing=bool(values.get(keys.REDUCE_RETRACING)),
-        jit_compile=bool(values.get(keys.JIT_COMPILE)),
-        timing=bool(values.get(keys.TIMING)),
-        timing_budget_s=float(values.get(keys.TIMING_BUDGET) or 2.0),
-        sweep=sweep if values.get(keys.TIMING) and sweep else None,
-        export=bool(values.get(keys.EXPORT)),
-        device=str(st.session_state.get(keys.DEVICE, "auto")),
-        tf_version=str(st.session_state.get(keys.TF_VERSION) or ""),
-        language=language,
-    )
 
 
 def pristine_example(values: dict) -> str | None:
@@ -219,17 +198,12 @@ def run_button(settings: Settings, status: DeltaGenerator | None = None) -> bool
 
 def _run(settings: Settings) -> None:
     values = state.current_values()
-    errors = plan.validate(
-        values,
-        max_calls=settings.max_calls,
-        max_source_bytes=settings.max_source_bytes,
-        max_budget_s=settings.max_timing_budget_s,
-    )
+    errors = request.validate(values, settings)
     st.session_state[keys.FIELD_ERRORS] = errors
     st.session_state.pop(keys.RUN_ERROR, None)
     if errors:
         st.rerun()  # redraw so each message sits next to its field
-    job = build_job(values, i18n.current())
+    job = request.build_job(values, i18n.current(), settings)
     session, client = _session_id(), client_id(settings.client_ip_header)
     side_b = compare_run.prepare(values, job)  # None: no compare; a bad setting reruns
     started = time.monotonic()

@@ -9,19 +9,14 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from .. import gallery
+from ..contract import options
 from ..contract.job import Job, Report
 from ..contract.share_link import (
-    P_BUDGET,
     P_CALLS,
     P_CODE,
     P_EXAMPLE,
     P_EXPORT,
     P_FUNCTION,
-    P_JIT,
-    P_REDUCE,
-    P_SIGNATURE,
-    P_SWEEP,
-    P_TIMING,
     decode_source,
     input_params,
 )
@@ -46,16 +41,17 @@ class Result:
 
 
 def example_values(example: gallery.Example) -> dict:
+    """The inputs an example sets: its code and plan, and every option a link carries (each
+    option's widget key is its name), at the example's value or the option's default."""
+    linked = {o.name: "" if o.default is None else o.default for o in options.OPTIONS if o.param}
     return {
         keys.SOURCE: example.source,
         keys.FUNCTION: example.function or "",
         keys.CALLS: "\n".join(c.strip() or NO_ARGUMENTS for c in example.calls),
+        **linked,
         keys.SIGNATURE: example.signature,
         keys.REDUCE_RETRACING: example.reduce_retracing,
         keys.JIT_COMPILE: example.jit_compile,
-        keys.TIMING: False,
-        keys.TIMING_BUDGET: 2.0,
-        keys.SWEEP: "",
         keys.EXPORT: False,
     }
 
@@ -70,23 +66,12 @@ def values_from_params(params: Mapping[str, str]) -> dict:
             values[keys.SOURCE] = decode_source(params[P_CODE])
         except (ValueError, zlib.error, UnicodeDecodeError):
             pass  # a mangled link falls back to the example rather than a blank editor
-    text = {P_FUNCTION: keys.FUNCTION, P_CALLS: keys.CALLS, P_SIGNATURE: keys.SIGNATURE, P_SWEEP: keys.SWEEP}
-    for param, key in text.items():
+    for param, key in {P_FUNCTION: keys.FUNCTION, P_CALLS: keys.CALLS}.items():
         if param in params:
             values[key] = params[param]
-    for param, key in {
-        P_REDUCE: keys.REDUCE_RETRACING,
-        P_JIT: keys.JIT_COMPILE,
-        P_TIMING: keys.TIMING,
-        P_EXPORT: keys.EXPORT,
-    }.items():
-        if param in params:
-            values[key] = params[param] == "1"
-    if P_BUDGET in params:
-        try:
-            values[keys.TIMING_BUDGET] = float(params[P_BUDGET])
-        except ValueError:
-            pass
+    values.update(options.from_params(params))
+    if P_EXPORT in params:
+        values[keys.EXPORT] = params[P_EXPORT] == "1"
     values.update(compare_inputs.values_from_params(params))
     values[keys.PRESENT] = params.get(P_PRESENT) == "1"
     return values
@@ -112,12 +97,7 @@ def _input_params(values: Mapping[str, object]) -> dict[str, str]:
         source=str(values.get(keys.SOURCE, "")),
         function=str(values.get(keys.FUNCTION) or ""),
         calls=str(values.get(keys.CALLS, "")),
-        reduce_retracing=bool(values.get(keys.REDUCE_RETRACING)),
-        jit_compile=bool(values.get(keys.JIT_COMPILE)),
-        timing=bool(values.get(keys.TIMING)),
-        timing_budget_s=float(values.get(keys.TIMING_BUDGET, 2.0) or 2.0),
-        signature=str(values.get(keys.SIGNATURE) or ""),
-        sweep=str(values.get(keys.SWEEP) or ""),
+        values={name: values.get(name) for name in options.NAMES},
         export=bool(values.get(keys.EXPORT)),
     )
     if example is not None:
@@ -130,12 +110,7 @@ STATE_KEYS = (
     keys.SOURCE,
     keys.FUNCTION,
     keys.CALLS,
-    keys.SIGNATURE,
-    keys.REDUCE_RETRACING,
-    keys.JIT_COMPILE,
-    keys.TIMING,
-    keys.TIMING_BUDGET,
-    keys.SWEEP,
+    *options.NAMES,
     keys.EXPORT,
     keys.COMPARE,
     keys.COMPARE_KIND,
