@@ -743,3 +743,17 @@ def test_the_marks_script_keeps_any_message_inside_it() -> None:
     assert json.loads(tags[0][1]["data-marks"])[0]["text"] == text
     assert not set("<>") & set(tags[0][1]["data-marks"])  # DOMPurify drops a value with "-->"
     assert "<" not in editor.PUSH_MARKS
+
+
+def test_the_page_refuses_a_tensor_over_the_servers_element_limit_as_the_api_does(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page checks its plan through the API's request path, so PLAYGROUND_MAX_TENSOR_ELEMENTS
+    holds here too (the page once parsed calls with the default limit only)."""
+    monkeypatch.setenv("PLAYGROUND_MAX_TENSOR_ELEMENTS", "1000")
+    app.run()
+    app.text_area(key=keys.CALLS).input("float32[10,10]\nfloat32[100,100]").run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    shown = " ".join(e.value for e in app.error)
+    assert "Call 2 ('float32[100,100]')" in shown and "over the cap of 1,000" in shown, shown
