@@ -4,7 +4,7 @@
 #   docker build --build-arg TF_EXTRA_VERSIONS=2.15.1,2.12.1 .   extra TF versions beside the default
 #   scripts/build-image.sh                                  the same, where Docker Hub is unreachable
 # Follows Streamlit's deployment conventions: slim base, EXPOSE 8501, HEALTHCHECK on
-# /_stcore/health, ENTRYPOINT `streamlit run app.py` on 0.0.0.0. tests/test_container.py checks them.
+# /_stcore/health, ENTRYPOINT `streamlit run app.py` on 0.0.0.0. tests/unit/deploy/test_container.py checks them.
 
 # The official image for real deployments. scripts/build-image.sh passes a base made from Debian's
 # own bookworm packages (python3 3.11, debootstrap) where Docker Hub cannot be reached.

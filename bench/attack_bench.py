@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT), str(ROOT / "bench")]
 
 from hostile_jobs import EVENT_FLOOD, FORGED_30MB, FORGED_DURATION, NEWLINE_FLOOD, SAY  # noqa: E402
 from load_test import CLIENT_HEADER, own_server  # noqa: E402

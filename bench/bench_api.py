@@ -19,7 +19,7 @@ import time
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT), str(ROOT / "bench")]
 
 from bench_sandbox import JOB, warm_overhead  # noqa: E402
 from bench_ui import cpu_model  # noqa: E402

@@ -20,9 +20,10 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+sys.path[:0] = [os.path.join(ROOT, "tests", "support"), ROOT]
 
 import ray  # noqa: E402
+from ray_support import reload_auth, two_nodes  # noqa: E402
 
 from bench.bench_sandbox import JOB, machine, print_table  # noqa: E402
 from playground.contract.config import Settings  # noqa: E402
@@ -30,7 +31,6 @@ from playground.runs.ray.connect import connect  # noqa: E402
 from playground.runs.ray.executor import RayExecutor  # noqa: E402
 from playground.runs.ray.node_pool import NAMESPACE, pool_name  # noqa: E402
 from playground.sandbox import WorkerPool  # noqa: E402
-from tests.ray_support import reload_auth, two_nodes  # noqa: E402
 
 TARGET_MS = 100.0
 

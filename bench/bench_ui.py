@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT), str(ROOT / "bench")]
 
 import page_clock  # noqa: E402
 from browser_support import IDLE, launch, streamlit_server  # noqa: E402

@@ -12,7 +12,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(ROOT, "tests"), ROOT, os.path.join(ROOT, "bench")]
+sys.path[:0] = [os.path.join(ROOT, "tests", "support"), ROOT, os.path.join(ROOT, "bench")]
 import page_clock  # noqa: E402
 from browser_support import IDLE, launch, streamlit_server  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402

@@ -1,6 +1,6 @@
 """Front door bench (issue 24): one attacker and one visitor, on the page's websocket and on HTTP.
 
-The attacker speaks Streamlit's websocket protocol without a browser (tests/streamlit_wire.py);
+The attacker speaks Streamlit's websocket protocol without a browser (tests/support/streamlit_wire.py);
 the visitor is measured twice: a raw client timing page runs of `?example=retracing` (the
 BackMsg a browser sends on page open), and Chromium clicking Run on the `retracing` example.
 Attacker and visitors are distinct clients: own_server trusts X-Forwarded-For (attacker
@@ -56,7 +56,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT), str(ROOT / "bench")]
 
 from load_test import (  # noqa: E402
     CHROMIUM,
@@ -882,7 +882,7 @@ def target(args: argparse.Namespace) -> Iterator[tuple[str, int | None]]:
         try:
             from proxy_support import local_proxy  # written alongside; optional
         except ImportError as error:
-            raise SystemExit(f"--through-proxy needs tests/proxy_support.py: {error}") from None
+            raise SystemExit(f"--through-proxy needs tests/support/proxy_support.py: {error}") from None
         with local_proxy(urllib.parse.urlsplit(url).port) as proxied:  # type: ignore[arg-type]
             yield proxied, pid
 
@@ -894,7 +894,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--through-proxy",
         action="store_true",
-        help="own server behind the deployment's nginx (tests/proxy_support.py)",
+        help="own server behind the deployment's nginx (tests/support/proxy_support.py)",
     )
     parser.add_argument(
         "--client-header",

@@ -2,7 +2,7 @@
 # Installs the playground on a fresh Debian machine: system packages and a world-readable venv.
 #   scripts/install.sh           bubblewrap + the venv (enough to run the app)
 #   scripts/install.sh --test    also Chromium with a CJK font (browser tests), strace (seccomp profile test),
-#                                nginx and openssl (the proxy's config run locally, tests/proxy_support.py), iproute2
+#                                nginx and openssl (the proxy's config run locally, tests/support/proxy_support.py), iproute2
 #                                and unshare (the no-DNS origin test's network namespace), and
 #                                Docker's engine with debootstrap (the image's build-and-run tests)
 #   scripts/install.sh --tf 2.15.1,2.18.1
@@ -63,7 +63,7 @@ for version in ${extra_versions//,/ }; do
   extra="$VENV-tf$version"
   [ -x "$extra/bin/python" ] || sudo_ "$PYTHON" -m venv "$extra"
   sudo_ "$extra/bin/python" -m pip install -q --disable-pip-version-check "tensorflow-cpu==$version"
-  # The engine tests run on each extra version too (tests/test_versions.py): pytest, as pinned.
+  # The engine tests run on each extra version too (tests/integration/test_versions.py): pytest, as pinned.
   if [[ " $* " == *" --test "* ]]; then
     sudo_ "$extra/bin/python" -m pip install -q --disable-pip-version-check "$(grep -E '^pytest==' requirements.txt)"
   fi

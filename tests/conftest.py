@@ -9,45 +9,24 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+SUPPORT = ROOT / "tests" / "support"  # the helpers, imported by name: `import browser_support`
+for path in (SUPPORT, ROOT):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-# The test modules that start servers, browsers, containers, Ray clusters, other TF versions or
-# many sandboxed jobs. `pytest -m "not slow"` (the fast tier, about a minute with -n 2) leaves them out;
-# a new module is fast until it is listed here. CI runs every tier.
-SLOW = {
-    "test_app",
-    "test_app_i18n",
-    "test_browser",
-    "test_browser_compare",
-    "test_browser_fairness",
-    "test_browser_i18n",
-    "test_browser_presenter",
-    "test_cli_compare",
-    "test_container_run",
-    "test_deploy_ray",
-    "test_export",
-    "test_front_door_origin",
-    "test_front_door_server",
-    "test_proxy",
-    "test_ray",
-    "test_ray_nodes",
-    "test_sandbox",
-    "test_sandbox_adversarial",
-    "test_sandbox_priority",
-    "test_ui_versions",
-    "test_versions",
-    "test_differential",
-    "test_plain_python_state",
-    "test_api",
-    "test_jupyter_magic",
-    "test_package",
-    "test_sandbox_forged_messages",
-    "test_sandbox_kernel",
-    "test_api_hostile",
-    "test_browser_hostile",
-}
+# The tier follows the folder:
+#   tests/unit/<package>/   one module's behaviour, in this process: the fast tier,
+#                           `pytest -m "not slow"` (about a minute with -n 2)
+#   tests/integration/      sandboxed jobs, servers, Ray clusters, other TF versions, notebooks
+#   tests/e2e/              a real browser, containers, the proxy
+#   tests/support/          helpers and fixtures (no tests); tests/data: recorded jobs and reports
+# Everything outside tests/unit is marked slow. CI runs every tier.
+UNIT = ROOT / "tests" / "unit"
+
+
+def is_slow(item: pytest.Item) -> bool:
+    return UNIT not in Path(str(item.fspath)).parents
 
 
 def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
@@ -63,12 +42,11 @@ def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-unt
     test names a group of its own (the differential batches), with the slow modules first, so
     that the two workers finish together."""
     for item in items:
-        module = Path(str(item.fspath)).stem
-        if module in SLOW:
+        if is_slow(item):
             item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(module))
-    items.sort(key=lambda item: Path(str(item.fspath)).stem not in SLOW)
+            item.add_marker(pytest.mark.xdist_group(Path(str(item.fspath)).stem))
+    items.sort(key=lambda item: not is_slow(item))
 
 
 def pytest_sessionfinish(session) -> None:  # type: ignore[no-untyped-def]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The proxy container's entrypoint: renders nginx.conf.template into nginx's prefix (a tmpfs),
 makes a self-signed certificate there unless one is mounted, and replaces itself with nginx.
-tests/proxy_support.py renders the same template with these same functions on a host.
+tests/support/proxy_support.py renders the same template with these same functions on a host.
 
 Environment (docker-compose.yml sets them):
   PROXY_UPSTREAM   the app, HOST:PORT                       (default playground:8501)

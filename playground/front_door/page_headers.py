@@ -4,7 +4,7 @@ no-referrer on every answer. An ASGI middleware in front of Streamlit (app.py's 
 The policy is the second line behind escaping every report string (reports/safe_text.py): if a
 forged string still became markup, the visitor's browser would fetch, connect and run nothing
 from any origin but the page's own. What each source is for, found by loading the page in
-Chromium under the policy and reading its violations (tests/test_browser_hostile.py):
+Chromium under the policy and reading its violations (tests/e2e/test_browser_hostile.py):
 
     default-src 'self'           Streamlit's bundles, fonts and media, Ace under /editor/
     script-src 'self' blob:      Streamlit loads a v2 component's code (the editor's) as a blob

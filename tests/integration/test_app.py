@@ -1,0 +1,751 @@
+"""AppTest flows over the real app script, with recorded reports replayed by a fake executor."""
+
+from __future__ import annotations
+
+import html
+import json
+import pathlib
+import re
+import sys
+
+import pytest
+import repo_paths
+from app_support import app  # noqa: F401 - fixture
+from streamlit.testing.v1 import AppTest
+
+from playground import gallery
+from playground.contract import share_link
+from playground.reports.safe_text import unescape_markdown as shown
+from playground.ui import keys, options, state
+
+APP = str(repo_paths.APP)
+SQUARE = json.loads((repo_paths.DATA / "square_sum.job.json").read_text())
+BROKEN = json.loads((repo_paths.DATA / "broken.job.json").read_text())
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def tab(at: AppTest, label: str):
+    """Opens a results tab (only the open one is drawn) and returns it."""
+    at.session_state[keys.RESULT_TAB] = label
+    at.run()
+    return next(t for t in at.tabs if t.label == label)
+
+
+def code_panes(at: AppTest) -> str:
+    """The Code tab's line map, which it draws below both columns at the page's full width."""
+    tab(at, "Converted code")
+    return next(h.value for h in at.html if 'class="lm-pane lm-source"' in h.value)
+
+
+def plotly_specs(element) -> list[dict]:
+    return [json.loads(e.proto.spec) for e in element.get("plotly_chart")]
+
+
+def test_default_page_loads_retracing_example_without_running(app: AppTest) -> None:
+    app.run()
+    assert not app.exception
+    assert app.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source
+    assert app.selectbox(key=keys.FUNCTION).value == "process"
+    assert app.text_area(key=keys.CALLS).value.splitlines() == ["float32[3]", "float32[3]", "float32[2]"]
+    assert not any(m.label == "Traces" for m in app.metric)
+
+
+def test_run_retracing_shows_two_traces_and_every_tab(app: AppTest) -> None:
+    app.query_params["example"] = "retracing"
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    assert metric(app, "Traces") == "2"
+    assert [t.label for t in app.tabs] == [
+        "Converted code",
+        "Traces",
+        "Timing",
+        "Graph",
+        "Console",
+        "Problems",
+    ]
+    converted = tab(app, "Converted code").code
+    assert any("ag__" in c.value and c.language == "diff" for c in converted)
+    traces = plotly_specs(tab(app, "Traces"))
+    assert traces[0]["data"][0]["y"] == [1, 1, 2]  # cumulative: traced, reused, traced
+    console = [c.value for c in tab(app, "Console").code]
+    assert console[0].startswith("Tracing! x.shape = (3,)") and console[1] == "(no output)"
+    problems = tab(app, "Problems")
+    assert any("print-at-trace" in shown(w.value) for w in problems.warning)  # report text: escaped
+    assert any("◀ print-at-trace" in m.value for m in problems.markdown)
+    # The claim checks compare the example's expectation with this run.
+    # (Found by its "holds" column: other tables, such as the claims x versions one, may be drawn.)
+    rows = next(d.value for d in app.dataframe if "holds" in d.value.columns)
+    assert list(rows["check"])[0] == "tracing count"
+
+
+def test_only_the_open_tab_is_drawn(app: AppTest) -> None:
+    app.query_params["example"] = "retracing"
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    graph = next(t for t in app.tabs if t.label == "Graph")
+    assert not graph.get("plotly_chart") and not graph.get("graphviz_chart")  # hidden: not drawn
+    assert app.session_state[keys.RESULT_TAB] == "Converted code"
+    graph = tab(app, "Graph")
+    assert graph.get("plotly_chart") and graph.get("graphviz_chart")
+    assert not next(t for t in app.tabs if t.label == "Converted code").code
+    assert metric(app, "Traces") == "2"  # the summary stays, no new run
+
+
+def test_result_survives_reruns_without_resubmitting(app: AppTest) -> None:
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    from playground.ui.run import executor
+
+    submitted = len(executor().executor.submitted)
+    app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
+    assert metric(app, "Traces") == "2"
+    assert len(executor().executor.submitted) == submitted
+
+
+def test_edit_source_and_plan_then_run(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    assert app.selectbox(key=keys.FUNCTION).value == "square_sum"
+    app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    assert metric(app, "Traces") == "3"
+    rows = tab(app, "Traces").dataframe[0].value
+    assert list(rows["traced"]) == ["traced", "traced", "traced"]
+    assert "n" in rows["reason"][1]  # a Python scalar change retraced
+    # Off the example, the URL carries the code compressed, so a reload restores it.
+    assert share_link.decode_source(app.query_params["code"]) == SQUARE["source"]
+
+
+def test_bad_call_plan_is_refused_next_to_the_field_and_keeps_text(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.CALLS).input("float32[3]\nflaot32[2]").run()
+    app.button(key=keys.RUN).click().run()
+    assert any("Call 2" in e.value and "flaot32" in e.value for e in app.error)
+    assert app.text_area(key=keys.CALLS).value == "float32[3]\nflaot32[2]"
+    assert not any(m.label == "Traces" for m in app.metric)
+
+
+def test_bad_signature_is_refused(app: AppTest) -> None:
+    app.run()
+    app.text_input(key=keys.SIGNATURE).input("float32[None,").run()
+    app.button(key=keys.RUN).click().run()
+    assert any(e.value.startswith("input_signature:") for e in app.error)
+
+
+def test_error_report_highlights_line_in_problems(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(BROKEN["source"]).run()
+    app.text_area(key=keys.CALLS).input("float32[3]").run()
+    app.button(key=keys.RUN).click().run()
+    problems = tab(app, "Problems")
+    assert any("AttributeError" in e.value for e in problems.error)
+    html = next(m.value for m in problems.markdown if "problem-source" in m.value)
+    marked = [line for line in html.split("</div>") if 'class="problem-line"' in line]
+    assert len(marked) == 1 and "x.numpy()" in marked[0]
+
+
+def test_worker_crash_keeps_code_and_says_what_happened(app: AppTest, monkeypatch) -> None:
+    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:crashing")
+    app.run()
+    app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    app.button(key=keys.RUN).click().run()
+    assert metric(app, "Status") == "killed"
+    assert any("killed" in e.value for e in app.error)
+    assert app.text_area(key=keys.SOURCE).value == SQUARE["source"]
+
+
+def test_missing_recording_shows_playground_error_not_exception(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.CALLS).input("float32[9]").run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    assert any("SandboxError" in e.value for e in app.error)
+
+
+def test_timing_tab_plots_modes_on_log_axis_and_phases(app: AppTest) -> None:
+    app.run()
+    app.toggle(key=keys.TIMING).set_value(True).run()
+    app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
+    app.number_input(key=keys.TIMING_BUDGET).set_value(1.0).run()
+    app.button(key=keys.RUN).click().run()
+    figures = plotly_specs(tab(app, "Timing"))
+    box, phases = figures[0], figures[1]
+    assert [t["name"] for t in box["data"]] == ["eager", "graph", "xla"]
+    assert box["layout"]["yaxis"]["type"] == "log"
+    assert [t["name"] for t in phases["data"]] == ["trace", "compile", "run"]
+    assert phases["layout"]["barmode"] == "stack"
+    app.toggle(key=keys.TIMING_LOG).set_value(False).run()
+    assert plotly_specs(tab(app, "Timing"))[0]["layout"]["yaxis"]["type"] == "linear"
+    tab(app, "Graph")  # the Timing tab is not drawn now; its toggle must survive
+    assert plotly_specs(tab(app, "Timing"))[0]["layout"]["yaxis"]["type"] == "linear"
+
+
+def test_example_query_param_and_gallery_picker(app: AppTest) -> None:
+    other = next((e for e in gallery.EXAMPLES if e.slug != "retracing"), None)
+    if other is None:
+        pytest.skip("the gallery has one example only")
+    app.query_params["example"] = other.slug
+    app.run()
+    assert app.text_area(key=keys.SOURCE).value == other.source
+    app.selectbox(key=keys.EXAMPLE).set_value("retracing").run()
+    assert app.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source
+    assert app.query_params["example"] == "retracing" and "code" not in app.query_params
+
+
+def test_share_link_round_trip_restores_state(app: AppTest) -> None:
+    params = state.params_from_values(
+        {
+            keys.SOURCE: SQUARE["source"],
+            keys.FUNCTION: "square_sum",
+            keys.CALLS: "float32[4], n=2",
+            keys.REDUCE_RETRACING: True,
+            keys.SIGNATURE: "float32[None]",
+            keys.TIMING_BUDGET: 3.0,
+        }
+    )
+    for name, value in params.items():
+        app.query_params[name] = value
+    app.run()
+    assert app.text_area(key=keys.SOURCE).value == SQUARE["source"]
+    assert app.toggle(key=keys.REDUCE_RETRACING).value is True
+    assert app.text_input(key=keys.SIGNATURE).value == "float32[None]"
+    assert app.number_input(key=keys.TIMING_BUDGET).value == 3.0
+
+
+def test_argument_builder_appends_call_and_signature(app: AppTest) -> None:
+    app.run()
+    assert not app.get("button") or keys.APPEND_CALL not in {b.key for b in app.button}  # folded
+    app.session_state[keys.ARGS_PANEL] = True  # the user opens it
+    app.run()
+    app.text_input(key=keys.param("shape", "x")).input("None,3").run()
+    app.button(key=keys.APPEND_CALL).click().run()
+    assert app.text_area(key=keys.CALLS).value.splitlines()[-1] == "float32[1,3]"
+    app.button(key=keys.BUILD_SIGNATURE).click().run()
+    assert app.text_input(key=keys.SIGNATURE).value == "float32[None,3]"
+
+
+def test_reduced_isolation_notice_and_environment_in_view(app: AppTest) -> None:
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    assert any("not for public hosting" in w.value for w in app.warning)
+    assert any("TensorFlow 2.21" in shown(c.value) and "isolation" in c.value for c in app.caption)
+
+
+# The boundary is checked in a fresh interpreter: pytest's own process has imported TensorFlow
+# for the engine tests, so its sys.modules proves nothing about the app.
+BOUNDARY_SCRIPT = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+from playground.ui import keys
+at = AppTest.from_file(sys.argv[1], default_timeout=120)
+at.run()
+at.button(key=keys.RUN).click().run()
+for label in [t.label for t in at.tabs]:   # open every tab: each one draws only when open
+    at.session_state[keys.RESULT_TAB] = label
+    at.run()
+print(json.dumps({
+    "exception": [e.value for e in at.exception],
+    "traces": next((m.value for m in at.metric if m.label == "Traces"), None),
+    "tensorflow": "tensorflow" in sys.modules,
+    "engine": sorted(n for n in sys.modules if n.startswith("playground.engine")),
+}))
+"""
+
+
+def run_app_in_fresh_process(env_extra: dict[str, str]) -> dict:
+    import os
+    import subprocess
+
+    env = {**os.environ, **env_extra}
+    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(APP).parent), str(repo_paths.SUPPORT)])
+    done = subprocess.run(
+        [sys.executable, "-c", BOUNDARY_SCRIPT, APP], env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_streamlit_process_never_imports_tensorflow() -> None:
+    result = run_app_in_fresh_process({"PLAYGROUND_UI_EXECUTOR": "ui_support:replay"})
+    assert result["exception"] == [] and result["traces"] == "2"
+    assert result["tensorflow"] is False and result["engine"] == []
+
+
+def test_real_sandbox_pool_end_to_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("playground.sandbox.pool", reason="the sandbox pool has not landed yet")
+    monkeypatch.delenv("PLAYGROUND_UI_EXECUTOR", raising=False)
+    result = run_app_in_fresh_process({})
+    assert result["exception"] == [] and result["traces"] == "2"
+    assert result["tensorflow"] is False and result["engine"] == []
+
+
+def test_converted_code_shows_the_whole_original_function(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
+    app.button(key=keys.RUN).click().run()
+    panes = code_panes(app)
+    assert "lm-wide" in panes
+    source = panes.split('class="lm-pane lm-converted"')[0]
+    function = SQUARE["source"].split("\n", 2)[2].rstrip().splitlines()  # decorator to return
+    rows = re.findall(r'<span class="lm-num">(\d+)</span>(.*?)</div>', source)
+    assert [html.unescape(text) for _, text in rows] == function
+    assert [int(n) for n, _ in rows] == list(range(3, 3 + len(function)))  # the file's numbers
+
+
+def test_picking_a_source_line_lights_up_its_converted_lines(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
+    app.button(key=keys.RUN).click().run()
+    loop = next(n for n, text in enumerate(SQUARE["source"].splitlines(), 1) if "for _ in" in text)
+    tab(app, "Converted code")
+    app.selectbox(key=keys.CODE_LINE).set_value(loop).run()
+    panes = code_panes(app)
+    converted = panes.split('class="lm-pane lm-converted"')[1]
+    lit = [
+        html.unescape(t)
+        for t in re.findall(
+            r'<div class="lm-row lm-s\d+ lm-selected"[^>]*><span class="lm-num">\d+</span>(.*?)</div>',
+            converted,
+        )
+    ]
+    assert lit and any("ag__.for_stmt" in line for line in lit)
+    assert all("reduce_sum" not in line for line in lit)  # the return line is another line's
+
+
+def test_graph_tab_lists_the_ops_of_one_source_line(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
+    app.button(key=keys.RUN).click().run()
+    tab(app, "Graph")
+    body = next(n for n, text in enumerate(SQUARE["source"].splitlines(), 1) if "y + 1.0" in text)
+    app.selectbox(key=keys.GRAPH_LINE).set_value(body).run()
+    graph = tab(app, "Graph")
+    caption = next(c.value for c in graph.caption if " made " in c.value)
+    made = int(caption.split(" made ")[1].split()[0])
+    ops = graph.dataframe[0].value
+    assert made == len(ops) > 0 and "AddV2" in set(ops["type"])
+    assert set(ops["body"]) <= {b for b in ops["body"] if b.startswith("while_body")}
+
+
+def test_progress_labels_name_queue_position_and_retrace_reason() -> None:
+    from playground.ui.run import _describe
+
+    assert _describe({"event": "queued", "position": 2}, 3)[0].startswith("Queued: 2 job(s) ahead")
+    label, fraction = _describe(
+        {"event": "call_finished", "index": 2, "retraced": True, "reason": "x: shape (3,) -> (2,)"}, 3
+    )
+    assert shown(label) == "Call 3 of 3: traced (x: shape (3,) -> (2,))" and fraction == 1.0
+    assert _describe({"event": "demoted", "after_s": 5.0}, 3) == (
+        "Still running after 5 s, so it now runs at low priority: shorter runs go first…",
+        None,
+    )
+
+
+SWEEP = "x[0]=16,64,256,1024"
+
+
+def run_sweep(app: AppTest) -> None:
+    app.run()
+    app.toggle(key=keys.TIMING).set_value(True).run()
+    app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
+    app.text_input(key=keys.SWEEP).input(SWEEP).run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+
+
+def test_sweep_chart_is_log_log_with_graph_retraces(app: AppTest) -> None:
+    run_sweep(app)
+    from playground.ui.run import executor
+
+    assert executor().executor.submitted[-1].sweep == SWEEP
+    timing = tab(app, "Timing")
+    sweep = next(f for f in plotly_specs(timing) if "Time per call vs" in f["layout"]["title"]["text"])
+    assert sweep["layout"]["xaxis"]["type"] == "log" and sweep["layout"]["yaxis"]["type"] == "log"
+    assert "x dim 0" in sweep["layout"]["title"]["text"] and "CPU" in sweep["layout"]["title"]["text"]
+    by_name = {t["name"]: t for t in sweep["data"]}
+    assert sorted(by_name) == ["eager", "graph", "xla"]
+    assert by_name["graph"]["x"] == [16, 64, 256, 1024]
+    assert by_name["graph"]["text"][0] == "1 trace" and by_name["graph"]["text"][-1] == "4 traces (retraced)"
+    assert any("traced again at every new size" in c.value for c in timing.caption)
+    env = next(d.value for d in timing.dataframe if "setting" in d.value.columns)
+    assert dict(zip(env["setting"], env["value"]))["Device"] == "CPU (AMD EPYC)"
+    assert any("measured on **CPU (AMD EPYC)**" in shown(i.value) for i in timing.info)
+    assert app.query_params["sweep"] == SWEEP
+
+
+def test_bad_sweep_is_refused_under_its_field_and_kept(app: AppTest) -> None:
+    app.run()
+    app.toggle(key=keys.TIMING).set_value(True).run()
+    for text, expected in (
+        ("x[0]=16,abc", "not a positive integer"),
+        ("y[0]=16,32", "'y' is not a parameter of process(x)"),
+        ("x[1]=16,32", "has no dimension 1"),
+    ):
+        app.text_input(key=keys.SWEEP).input(text).run()
+        app.button(key=keys.RUN).click().run()
+        assert any(e.value.startswith("Size sweep") and expected in e.value for e in app.error), text
+        assert app.text_input(key=keys.SWEEP).value == text
+        assert not any(m.label == "Traces" for m in app.metric)
+    # Hidden while timing is off, the text survives and comes back.
+    app.toggle(key=keys.TIMING).set_value(False).run()
+    app.toggle(key=keys.TIMING).set_value(True).run()
+    assert app.text_input(key=keys.SWEEP).value == "x[1]=16,32"
+
+
+def test_share_link_carries_sweep_and_export(app: AppTest) -> None:
+    params = state.params_from_values(
+        {
+            keys.SOURCE: SQUARE["source"],
+            keys.FUNCTION: "square_sum",
+            keys.CALLS: "float32[4], n=2",
+            keys.TIMING: True,
+            keys.SWEEP: "x[0]=8,16",
+            keys.EXPORT: True,
+        }
+    )
+    assert params["sweep"] == "x[0]=8,16" and params["export"] == "1"
+    for name, value in params.items():
+        app.query_params[name] = value
+    app.run()
+    assert app.text_input(key=keys.SWEEP).value == "x[0]=8,16"
+    assert app.toggle(key=keys.EXPORT).value is True
+
+
+def plant_export(root: pathlib.Path, outside: pathlib.Path) -> None:
+    (root / "savedmodel" / "variables").mkdir(parents=True)
+    (root / "savedmodel" / "saved_model.pb").write_bytes(b"graph")
+    (root / "savedmodel" / "variables" / "variables.index").write_bytes(b"index")
+    (root / "tensorboard").mkdir()
+    (root / "tensorboard" / "events.out.tfevents.1.host").write_bytes(b"events")
+    outside.write_text("host secret")
+    (root / "savedmodel" / "leak").symlink_to(outside)
+
+
+def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp_path) -> None:
+    import io
+    import zipfile
+
+    root = tmp_path / "playground-export-recorded"
+    plant_export(root, tmp_path / "secret.txt")
+    monkeypatch.setenv("PLAYGROUND_REPLAY_EXPORT_DIR", str(root))
+    app.run()
+    assert [t.label for t in app.tabs] == []
+    app.toggle(key=keys.EXPORT).set_value(True).run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    from playground.ui.run import executor
+
+    assert executor().executor.submitted[-1].export is True
+    assert [t.label for t in app.tabs][-1] == "Export" and len(app.tabs) == 7
+    export = tab(app, "Export")
+    rows = export.dataframe[0].value
+    assert list(rows["signature"]) == ["serving_default", "process_1"]
+    assert list(rows["check"]) == ["pass", "FAIL"]
+    assert any("No input_signature" in shown(i.value) for i in export.info)
+    assert any("differ for: process_1" in shown(e.value) for e in export.error)
+    codes = [c.value for c in export.code]
+    assert any("signature_def['serving_default']" in c for c in codes)
+    assert any("tensorboard --logdir tensorboard" in c for c in codes)
+    buttons = export.get("download_button")
+    assert len(buttons) == 2 and "leak" in " ".join(c.value for c in export.caption)
+    archives = app.session_state[keys.RESULT].archives
+    saved = zipfile.ZipFile(io.BytesIO(archives["savedmodel"].data))
+    assert sorted(saved.namelist()) == ["savedmodel/saved_model.pb", "savedmodel/variables/variables.index"]
+    assert zipfile.ZipFile(io.BytesIO(archives["tensorboard"].data)).namelist() == [
+        "tensorboard/events.out.tfevents.1.host"
+    ]
+    assert not root.exists() and (tmp_path / "secret.txt").exists()
+    app.toggle(key=keys.REDUCE_RETRACING).set_value(True).run()  # a rerun keeps the downloads
+    assert len(tab(app, "Export").get("download_button")) == 2
+
+
+def test_queue_eta_is_shown_when_the_pool_sends_one() -> None:
+    from playground.ui.run import _describe, eta_text
+
+    assert (
+        _describe({"event": "queued", "position": 2, "eta_s": 12.4}, 3)[0]
+        == "Queued: 2 job(s) ahead of yours, about 12 s to start"
+    )
+    assert (
+        _describe({"event": "queued", "position": 0, "eta_s": 0.2}, 3)[0]
+        == "Waiting for a warm worker, starting in under a second…"
+    )
+    assert eta_text(None) == eta_text("soon") == eta_text(-1) == ""
+    assert eta_text(300) == ", about 5 min to start"
+
+
+EXPORT_SCRIPT = """
+import io, json, os, sys, zipfile
+from streamlit.testing.v1 import AppTest
+from playground.ui import keys
+at = AppTest.from_file(sys.argv[1], default_timeout=240)
+at.session_state[keys.OPTIONS_PANEL] = True
+at.run()
+at.toggle(key=keys.EXPORT).set_value(True).run()
+at.button(key=keys.RUN).click().run()
+result = at.session_state[keys.RESULT]
+export = result.report.export
+at.session_state[keys.RESULT_TAB] = "Export"
+at.run()
+tab = next((t for t in at.tabs if t.label == "Export"), None)
+saved = result.archives.get("savedmodel")
+print(json.dumps({
+    "exception": [e.value for e in at.exception],
+    "signatures": [s.key for s in export.signatures] if export else None,
+    "checks": list(tab.dataframe[0].value["check"]) if tab and tab.dataframe else None,
+    "zipped": sorted(zipfile.ZipFile(io.BytesIO(saved.data)).namelist()) if saved and saved.data else None,
+    "left_on_disk": bool(export and export.path and os.path.exists(export.path)),
+    "tensorflow": "tensorflow" in sys.modules,
+}))
+"""
+
+
+def test_real_pool_export_tab_end_to_end() -> None:
+    pytest.importorskip("playground.sandbox.exports", reason="the export side has not landed yet")
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "PLAYGROUND_UI_EXECUTOR"}
+    env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(APP).parent), str(repo_paths.SUPPORT)])
+    done = subprocess.run(
+        [sys.executable, "-c", EXPORT_SCRIPT, APP], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["exception"] == [] and result["signatures"], result
+    assert set(result["checks"]) == {"pass"}, result
+    assert "savedmodel/saved_model.pb" in result["zipped"]
+    assert result["left_on_disk"] is False and result["tensorflow"] is False
+
+
+def test_a_share_link_that_inflates_past_the_source_limit_is_refused() -> None:
+    bomb = share_link.encode_source("a" * (8 << 20))  # 8 MiB of code in a short link
+    assert len(bomb) < 20_000
+    with pytest.raises(ValueError, match="over 65536 bytes"):
+        share_link.decode_source(bomb, max_bytes=65536)
+    assert share_link.decode_source(share_link.encode_source("x = 1\n"), max_bytes=65536) == "x = 1\n"
+
+
+def test_a_bomb_link_falls_back_to_the_example(app: AppTest) -> None:
+    app.query_params["code"] = share_link.encode_source("a" * (8 << 20))
+    app.run()
+    assert not app.exception
+    assert app.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source
+
+
+def test_a_null_byte_in_the_editor_is_named_not_a_crash(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input("def f(x):\n    return x\x00\n").run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    shown = " ".join(e.value for e in app.error) + " ".join(c.value for c in app.caption)
+    assert "null byte" in shown
+
+
+def test_code_editor_is_a_layer_over_the_source_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Default editor: the component draws (AppTest cannot type in it), the text lives in
+    session_state[keys.SOURCE], and setting that is what typing does."""
+    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
+    monkeypatch.delenv("PLAYGROUND_EDITOR", raising=False)
+    monkeypatch.syspath_prepend(str(repo_paths.SUPPORT))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert not [t for t in at.text_area if t.key == keys.SOURCE]
+    assert any("Ctrl+Enter" in c.value for c in at.caption)
+    at.session_state[keys.SOURCE] = SQUARE["source"]
+    at.run()
+    assert at.selectbox(key=keys.FUNCTION).value == "square_sum"
+    # The plain text box toggle swaps in the text area, with the same text.
+    at.toggle(key=keys.PLAIN_EDITOR).set_value(True).run()
+    assert at.text_area(key=keys.SOURCE).value == SQUARE["source"]
+    at.toggle(key=keys.PLAIN_EDITOR).set_value(False).run()
+    assert at.session_state[keys.SOURCE] == SQUARE["source"]
+
+
+def test_an_editor_event_is_applied_once_and_submit_asks_for_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code box's state value {id, type, text}: its text becomes the source once per id (a
+    remount sends the last value again), and Ctrl+Enter (`submit`) also asks for a run."""
+    from playground.ui import editor
+
+    session: dict = {}
+    monkeypatch.setattr(editor.st, "session_state", session)
+    session[keys.CODE_EDITOR] = {"event": {"id": "1", "type": "blur", "text": "a = 1\n"}}
+    editor.apply_editor_event()
+    assert session[keys.SOURCE] == "a = 1\n" and keys.RUN_REQUESTED not in session
+    session[keys.SOURCE] = "b = 2\n"  # code from outside since
+    editor.apply_editor_event()  # the same event again: ignored
+    assert session[keys.SOURCE] == "b = 2\n"
+    session[keys.CODE_EDITOR] = {"event": {"id": "2", "type": "submit", "text": "c = 3\n"}}
+    editor.apply_editor_event()
+    assert session[keys.SOURCE] == "c = 3\n" and session[keys.RUN_REQUESTED] is True
+    session[keys.CODE_EDITOR] = {"event": {"id": "", "type": "submit", "text": "d"}}  # malformed
+    editor.apply_editor_event()
+    assert session[keys.SOURCE] == "c = 3\n"
+
+
+def test_editor_that_cannot_load_falls_back_to_the_text_area(monkeypatch: pytest.MonkeyPatch) -> None:
+    from playground.ui import editor
+
+    monkeypatch.setattr(editor, "_load_component", lambda: None)
+    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
+    monkeypatch.delenv("PLAYGROUND_EDITOR", raising=False)
+    monkeypatch.syspath_prepend(str(repo_paths.SUPPORT))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert any("could not be loaded" in w.value for w in at.warning)
+    assert at.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source
+
+
+def test_gutter_marks_errors_and_pitfalls_of_the_code_that_ran() -> None:
+    from playground.contract.job import Report
+    from playground.ui import gutter
+
+    report = Report.from_json((repo_paths.DATA / "broken.json").read_text())
+    marks = gutter.annotations(BROKEN["source"], report, BROKEN["source"])
+    assert {(m["row"], m["type"]) for m in marks} == {(4, "error"), (4, "warning")}
+    assert any("AttributeError" in m["text"] for m in marks)
+    assert gutter.annotations(BROKEN["source"] + "\n# edited", report, BROKEN["source"]) == []
+    missing_colon = "import tensorflow as tf\n\ndef f(x)\n    return x\n"
+    [mark] = gutter.annotations(missing_colon, None, None)
+    assert mark["row"] == 2 and mark["type"] == "error" and "SyntaxError" in mark["text"]
+
+
+def test_first_use_costs_are_paid_at_start_without_tensorflow():
+    """app.py's lifespan pays them before the first visitor. In its own interpreter, since it
+    sets process-wide state: the flag shows that this Streamlit still has the private check."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from playground.ui import run\n"
+        "from streamlit import delta_generator\n"
+        "run.pay_first_use_costs()\n"
+        "assert delta_generator._use_warning_has_been_displayed\n"
+        "assert 'tensorflow' not in sys.modules and 'playground.engine' not in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=repo_paths.ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def folded_page(app: AppTest) -> AppTest:
+    """The page as a first visitor gets it: nothing opened yet."""
+    del app.session_state[keys.OPTIONS_PANEL]
+    return app
+
+
+def drawn_keys(at: AppTest) -> set:
+    return {
+        w.key for kind in ("toggle", "text_input", "number_input", "selectbox", "radio") for w in at.get(kind)
+    }
+
+
+def test_folded_panels_draw_nothing_inside_and_hold_the_values(folded_page: AppTest) -> None:
+    app = folded_page
+    app.run()
+    assert not drawn_keys(app) & set(options.PANEL_KEYS)  # the options: not drawn
+    assert not app.get("file_uploader")  # nor the uploader
+    app.session_state[keys.OPTIONS_PANEL] = True  # the user opens the options
+    app.run()
+    app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
+    app.text_input(key=keys.SIGNATURE).input("float32[None]").run()
+    # The title now names them (a title is part of the expander's id): it stays open.
+    assert app.toggle(key=keys.JIT_COMPILE).value is True
+    app.toggle(key=keys.JIT_COMPILE).set_value(False).run()
+    assert app.text_input(key=keys.SIGNATURE).value == "float32[None]"
+    app.toggle(key=keys.JIT_COMPILE).set_value(True).run()
+    app.session_state[keys.OPTIONS_PANEL] = False  # folded again
+    app.run()
+    app.run()  # two runs without drawing them
+    assert not drawn_keys(app) & set(options.PANEL_KEYS)
+    assert any(e.label == "Options: input_signature, XLA" for e in app.expander)
+    app.button(key=keys.RUN).click().run()
+    from playground.ui.run import executor
+
+    job = executor().executor.submitted[-1]  # the replay has no report for it: the job is the check
+    assert job.jit_compile is True and job.signature == "float32[None]"
+
+
+def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(folded_page: AppTest) -> None:
+    app = folded_page
+    params = state.params_from_values(
+        {
+            keys.SOURCE: SQUARE["source"],
+            keys.FUNCTION: "square_sum",
+            keys.CALLS: "float32[4]",
+            keys.REDUCE_RETRACING: True,
+        }
+    )
+    for name, value in params.items():
+        app.query_params[name] = value
+    app.run()
+    assert app.toggle(key=keys.REDUCE_RETRACING).value is True  # drawn: the panel opened
+    app.session_state[keys.OPTIONS_PANEL] = False  # folded by the user: stays so
+    app.run()
+    assert keys.REDUCE_RETRACING not in drawn_keys(app)
+    app.session_state[keys.SIGNATURE] = "float32[None,"  # an error inside a folded panel
+    app.button(key=keys.RUN).click().run()
+    assert app.text_input(key=keys.SIGNATURE).value == "float32[None,"  # opened to show it
+    assert any(e.value.startswith("input_signature:") for e in app.error)
+    app.toggle(key=keys.TIMING).set_value(True).run()  # named "timing" / "计时"
+    app.session_state[keys.OPTIONS_PANEL] = False  # the user folds it anyway
+    app.run()
+    assert keys.SIGNATURE not in drawn_keys(app)  # the same error: stays folded
+    app.radio(key=keys.LANGUAGE).set_value("zh_CN").run()  # the title's words change
+    assert keys.SIGNATURE not in drawn_keys(app)  # not a reason to open
+
+
+def test_the_marks_script_keeps_any_message_inside_it() -> None:
+    """A message is user text (an exception's): it stays inside its attribute, as data, and the
+    script's own text never changes (the page's Content-Security-Policy allows it by hash)."""
+    from html.parser import HTMLParser
+
+    from playground.ui import editor
+
+    text = 'ValueError: "></div></script><!--<script>alert(1)</script> --> </style> & \u2028'
+    tags: list = []
+    scripts: list = []
+
+    class Reader(HTMLParser):
+        def handle_starttag(self, tag, attrs):  # type: ignore[no-untyped-def]
+            tags.append((tag, dict(attrs)))
+
+        def handle_data(self, data):  # type: ignore[no-untyped-def]
+            if tags and tags[-1][0] == "script":
+                scripts.append(data)
+
+    script = editor.push_script([{"row": 4, "column": 0, "type": "error", "text": text}], "run 1")
+    Reader().feed(script)
+    assert [tag for tag, _attrs in tags] == ["div", "script"] and scripts == [editor.PUSH_MARKS]
+    assert json.loads(tags[0][1]["data-marks"])[0]["text"] == text
+    assert not set("<>") & set(tags[0][1]["data-marks"])  # DOMPurify drops a value with "-->"
+    assert "<" not in editor.PUSH_MARKS
+
+
+def test_the_page_refuses_a_tensor_over_the_servers_element_limit_as_the_api_does(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page checks its plan through the API's request path, so PLAYGROUND_MAX_TENSOR_ELEMENTS
+    holds here too (the page once parsed calls with the default limit only)."""
+    monkeypatch.setenv("PLAYGROUND_MAX_TENSOR_ELEMENTS", "1000")
+    app.run()
+    app.text_area(key=keys.CALLS).input("float32[10,10]\nfloat32[100,100]").run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    shown = " ".join(e.value for e in app.error)
+    assert "Call 2 ('float32[100,100]')" in shown and "over the cap of 1,000" in shown, shown

@@ -1,0 +1,161 @@
+"""Starts `streamlit run app.py` on a free port, opens Debian's Chromium on it, and waits on the
+app's page the way Streamlit's own e2e tests do (tests, bench)."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator, Mapping
+
+import pytest
+import repo_paths
+
+ROOT = repo_paths.ROOT
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+RUN_TIMEOUT_MS = 120_000  # a cold worker imports TensorFlow first
+SHOTS = repo_paths.SCREENSHOTS
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(
+    executor: str = "", script: str = "app.py", env: Mapping[str, str] = {}
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    # PLAYGROUND_UI_BROWSER_EXECUTOR=ui_support:subprocess_engine bypasses the pool while it is down.
+    executor = executor or os.environ.get("PLAYGROUND_UI_BROWSER_EXECUTOR", "ui_support:real_or_subprocess")
+    port = free_port()
+    env = dict(
+        os.environ,
+        PLAYGROUND_UI_EXECUTOR=executor,
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(repo_paths.SUPPORT), str(ROOT / "bench")]),
+        **env,
+    )
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        # Streamlit prints its URL once the server listens; then the health check answers.
+        for line in process.stdout:  # type: ignore[union-attr]
+            if "URL" in line:
+                break
+        else:
+            raise RuntimeError("streamlit exited before it started")
+        urllib.request.urlopen(f"{url}/_stcore/health", timeout=30).read()
+        # The server's log is read on, so that a chatty test never fills the pipe and stalls it.
+        threading.Thread(target=collections.deque, args=(process.stdout, 200), daemon=True).start()
+        yield url, process
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def launch(playwright):  # type: ignore[no-untyped-def]
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+EDITOR = ".st-key-source_box"  # the code editor (Ace, drawn in the page by a v2 component)
+
+
+def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
+    # The first script run has drawn the editor: Ace's text layer in its frame, or the plain box.
+    page.wait_for_selector(f"{EDITOR} .ace_content, .st-key-source textarea", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+
+
+def run_and_wait(page, number: int = 1) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    page.locator(".st-key-run button").click()
+    # Each result is captioned "Run <n>": waiting for n tells a fresh result from the last one.
+    expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    wait_idle(page)
+
+
+def open_panel(page, key: str) -> None:  # type: ignore[no-untyped-def]
+    """Opens a folded panel (ui/folded.py) by its key and waits for the rerun that draws it."""
+    panel = page.locator(f".st-key-{key} details")
+    if panel.get_attribute("open") is None:
+        page.locator(f".st-key-{key} summary").click()
+        page.wait_for_timeout(200)
+        wait_idle(page)
+
+
+def open_options(page) -> None:  # type: ignore[no-untyped-def]
+    """Opens the options panel, which stays folded while every setting is TensorFlow's default."""
+    open_panel(page, "options_panel")
+
+
+def result_caption(page, number: int = 1) -> str:  # type: ignore[no-untyped-def]
+    return page.get_by_text(re.compile(rf"^Run {number} · TensorFlow")).inner_text()
+
+
+def traces_value(page) -> str:  # type: ignore[no-untyped-def]
+    metric = page.get_by_test_id("stMetric").filter(has_text="Traces")
+    return metric.get_by_test_id("stMetricValue").inner_text().strip()
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1500, height: int = 2200) -> Iterator[object]:
+    """Debian's Chromium with one page of this viewport; tests save their screenshots in SHOTS."""
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = launch(p)
+        try:
+            yield browser.new_page(viewport={"width": width, "height": height})
+        finally:
+            browser.close()
+
+
+# Fixtures for the browser tests (import them by name): one app server per test module, and a
+# fresh Chromium page per test.
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with streamlit_server() as (url, _process):
+        yield url
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[object]:
+    with chromium_page() as page:
+        yield page

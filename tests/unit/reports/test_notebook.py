@@ -1,0 +1,131 @@
+"""The notebook builder and reader (playground/reports/notebook.py): pure, validated with nbformat."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import nbformat
+import pytest
+import repo_paths
+
+from playground.contract.job import Job, Report, job_from_json
+from playground.reports import notebook
+
+DATA = repo_paths.DATA
+ROOT = repo_paths.ROOT
+
+
+def code_cells(nb) -> list[str]:
+    return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def test_notebook_of_a_run_is_valid_and_has_each_call_and_the_converted_code() -> None:
+    job = job_from_json((DATA / "square_sum.job.json").read_text())
+    report = Report.from_json((DATA / "square_sum.json").read_text())
+    nb = notebook.build(job, report)
+    nbformat.validate(nb)
+    cells = code_cells(nb)
+    assert job.source.strip() in cells
+    calls = [c for c in cells if c.startswith("# Call ")]
+    assert len(calls) == len(job.calls)
+    assert all("f.experimental_get_tracing_count()" in c for c in calls)
+    assert any("tf.autograph.to_code(f.python_function)" in c for c in cells)
+    assert not any("timeit" in c for c in cells)  # timing was off
+    assert code_cells(nbformat.reads(notebook.dumps(job, report), as_version=4)) == cells
+
+
+def test_call_plan_becomes_real_calls_with_the_engines_seeds() -> None:
+    from playground.contract.specs import parse_call
+
+    assert (
+        notebook.call_expression(parse_call("float32[2,3], n=2"), 1)
+        == "f(make_tensor('float32', (2, 3), seed=1000), n=2)"
+    )
+    assert notebook.call_expression(parse_call(""), 0) == "f()"
+    assert (
+        notebook.call_expression(parse_call('int32[], "a", flag=True'), 0)
+        == "f(make_tensor('int32', (), seed=0), 'a', flag=True)"
+    )
+
+
+def test_options_signature_and_timing_cells() -> None:
+    job = Job(
+        source="import tensorflow as tf\n\ndef g(x):\n    return x * 2\n",
+        function="g",
+        calls=("float32[4]", "float32[8]"),
+        signature="float32[None]",
+        reduce_retracing=True,
+        jit_compile=True,
+        timing=True,
+    )
+    nb = notebook.build(job)
+    nbformat.validate(nb)
+    cells = "\n".join(code_cells(nb))
+    assert "input_signature=[tf.TensorSpec((None,), tf.float32)]" in cells
+    assert "reduce_retracing=True" in cells and "jit_compile=True" in cells
+    assert "timeit" in cells and "xla_fn" in cells
+
+
+def test_script_mode_notebook_lists_the_modules_functions() -> None:
+    nb = notebook.build(Job(source="print('hi')\n"))
+    nbformat.validate(nb)
+    assert "experimental_get_tracing_count" in code_cells(nb)[-1]
+
+
+def test_notebook_runs_in_plain_tensorflow_and_traces_as_the_playground_did(tmp_path) -> None:
+    """The engine's values: same tensors, same traces (this imports TensorFlow, in a child)."""
+    job = job_from_json((DATA / "square_sum.job.json").read_text())
+    report = Report.from_json((DATA / "square_sum.json").read_text())
+    script = tmp_path / "nb.py"
+    script.write_text("\n\n".join(code_cells(notebook.build(job, report))))
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "TF_CPP_MIN_LOG_LEVEL": "2"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    counts = [int(n) for n in re.findall(r"^tracing count: (\d+)", done.stdout, re.M)]
+    entry = next(f for f in report.functions if f.name == job.function)
+    assert counts == [c.tracing_count for c in entry.calls]
+    assert "def tf__" in done.stdout
+
+
+def test_opening_a_notebook_joins_code_cells_and_names_what_it_dropped() -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Title"),
+        nbformat.v4.new_code_cell("!pip install tensorflow\n%matplotlib inline\nimport tensorflow as tf"),
+        nbformat.v4.new_code_cell("%%bash\necho hi"),
+        nbformat.v4.new_code_cell("%%time\n@tf.function\ndef f(x):\n    return x + 1"),
+    ]
+    opened = notebook.code_of("demo.ipynb", nbformat.writes(nb).encode())
+    assert opened.source == "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x + 1\n"
+    assert opened.dropped == ["!pip install tensorflow", "%matplotlib inline", "a %%bash cell", "%%time"]
+
+
+def test_opening_a_py_file_and_bad_files() -> None:
+    assert notebook.code_of("f.py", b"import tensorflow as tf\n").source == "import tensorflow as tf\n"
+    assert notebook.code_of("f.py", b"x = 1\n%timeit x\n").dropped == ["%timeit x"]
+    with pytest.raises(ValueError, match="not a Jupyter notebook"):
+        notebook.code_of("f.ipynb", b"{not json")
+    with pytest.raises(ValueError, match="UTF-8"):
+        notebook.code_of("f.py", b"\xff\xfe\x00")
+    with pytest.raises(ValueError, match="MiB"):
+        notebook.code_of("f.py", b"#" * (notebook.MAX_NOTEBOOK_BYTES + 1))
+
+
+def test_notebook_module_imports_neither_streamlit_nor_tensorflow() -> None:
+    code = (
+        "import sys; import playground.reports.notebook; "
+        "print(json.dumps(['streamlit' in sys.modules, 'tensorflow' in sys.modules]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import json; " + code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert json.loads(done.stdout) == [False, False]
