@@ -335,20 +335,6 @@ def test_graph_tab_lists_the_ops_of_one_source_line(app: AppTest) -> None:
     assert set(ops["body"]) <= {b for b in ops["body"] if b.startswith("while_body")}
 
 
-def test_progress_labels_name_queue_position_and_retrace_reason() -> None:
-    from playground.ui.run import _describe
-
-    assert _describe({"event": "queued", "position": 2}, 3)[0].startswith("Queued: 2 job(s) ahead")
-    label, fraction = _describe(
-        {"event": "call_finished", "index": 2, "retraced": True, "reason": "x: shape (3,) -> (2,)"}, 3
-    )
-    assert shown(label) == "Call 3 of 3: traced (x: shape (3,) -> (2,))" and fraction == 1.0
-    assert _describe({"event": "demoted", "after_s": 5.0}, 3) == (
-        "Still running after 5 s, so it now runs at low priority: shorter runs go first…",
-        None,
-    )
-
-
 SWEEP = "x[0]=16,64,256,1024"
 
 
@@ -467,21 +453,6 @@ def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp
     assert len(tab(app, "Export").get("download_button")) == 2
 
 
-def test_queue_eta_is_shown_when_the_pool_sends_one() -> None:
-    from playground.ui.run import _describe, eta_text
-
-    assert (
-        _describe({"event": "queued", "position": 2, "eta_s": 12.4}, 3)[0]
-        == "Queued: 2 job(s) ahead of yours, about 12 s to start"
-    )
-    assert (
-        _describe({"event": "queued", "position": 0, "eta_s": 0.2}, 3)[0]
-        == "Waiting for a warm worker, starting in under a second…"
-    )
-    assert eta_text(None) == eta_text("soon") == eta_text(-1) == ""
-    assert eta_text(300) == ", about 5 min to start"
-
-
 EXPORT_SCRIPT = """
 import io, json, os, sys, zipfile
 from streamlit.testing.v1 import AppTest
@@ -524,14 +495,6 @@ def test_real_pool_export_tab_end_to_end() -> None:
     assert set(result["checks"]) == {"pass"}, result
     assert "savedmodel/saved_model.pb" in result["zipped"]
     assert result["left_on_disk"] is False and result["tensorflow"] is False
-
-
-def test_a_share_link_that_inflates_past_the_source_limit_is_refused() -> None:
-    bomb = share_link.encode_source("a" * (8 << 20))  # 8 MiB of code in a short link
-    assert len(bomb) < 20_000
-    with pytest.raises(ValueError, match="over 65536 bytes"):
-        share_link.decode_source(bomb, max_bytes=65536)
-    assert share_link.decode_source(share_link.encode_source("x = 1\n"), max_bytes=65536) == "x = 1\n"
 
 
 def test_a_bomb_link_falls_back_to_the_example(app: AppTest) -> None:
@@ -603,20 +566,6 @@ def test_editor_that_cannot_load_falls_back_to_the_text_area(monkeypatch: pytest
     at.run()
     assert any("could not be loaded" in w.value for w in at.warning)
     assert at.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source
-
-
-def test_gutter_marks_errors_and_pitfalls_of_the_code_that_ran() -> None:
-    from playground.contract.job import Report
-    from playground.ui import gutter
-
-    report = Report.from_json((repo_paths.DATA / "broken.json").read_text())
-    marks = gutter.annotations(BROKEN["source"], report, BROKEN["source"])
-    assert {(m["row"], m["type"]) for m in marks} == {(4, "error"), (4, "warning")}
-    assert any("AttributeError" in m["text"] for m in marks)
-    assert gutter.annotations(BROKEN["source"] + "\n# edited", report, BROKEN["source"]) == []
-    missing_colon = "import tensorflow as tf\n\ndef f(x)\n    return x\n"
-    [mark] = gutter.annotations(missing_colon, None, None)
-    assert mark["row"] == 2 and mark["type"] == "error" and "SyntaxError" in mark["text"]
 
 
 def test_first_use_costs_are_paid_at_start_without_tensorflow():
@@ -708,33 +657,6 @@ def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(fold
     assert keys.SIGNATURE not in drawn_keys(app)  # the same error: stays folded
     app.radio(key=keys.LANGUAGE).set_value("zh_CN").run()  # the title's words change
     assert keys.SIGNATURE not in drawn_keys(app)  # not a reason to open
-
-
-def test_the_marks_script_keeps_any_message_inside_it() -> None:
-    """A message is user text (an exception's): it stays inside its attribute, as data, and the
-    script's own text never changes (the page's Content-Security-Policy allows it by hash)."""
-    from html.parser import HTMLParser
-
-    from playground.ui import editor
-
-    text = 'ValueError: "></div></script><!--<script>alert(1)</script> --> </style> & \u2028'
-    tags: list = []
-    scripts: list = []
-
-    class Reader(HTMLParser):
-        def handle_starttag(self, tag, attrs):  # type: ignore[no-untyped-def]
-            tags.append((tag, dict(attrs)))
-
-        def handle_data(self, data):  # type: ignore[no-untyped-def]
-            if tags and tags[-1][0] == "script":
-                scripts.append(data)
-
-    script = editor.push_script([{"row": 4, "column": 0, "type": "error", "text": text}], "run 1")
-    Reader().feed(script)
-    assert [tag for tag, _attrs in tags] == ["div", "script"] and scripts == [editor.PUSH_MARKS]
-    assert json.loads(tags[0][1]["data-marks"])[0]["text"] == text
-    assert not set("<>") & set(tags[0][1]["data-marks"])  # DOMPurify drops a value with "-->"
-    assert "<" not in editor.PUSH_MARKS
 
 
 def test_the_page_refuses_a_tensor_over_the_servers_element_limit_as_the_api_does(
