@@ -21,6 +21,8 @@ if __name__ == "__main__":  # a page run
 else:  # imported by `streamlit run` to find the ASGI app
     import contextlib
     import logging
+    from collections.abc import AsyncIterator
+    from typing import Any
 
     from starlette.middleware import Middleware
 
@@ -32,7 +34,7 @@ else:  # imported by `streamlit run` to find the ASGI app
     from playground.ui import code_box, inline_scripts
 
     @contextlib.asynccontextmanager
-    async def _lifespan(_app):  # type: ignore[no-untyped-def]
+    async def _lifespan(_app: Any) -> AsyncIterator[None]:
         from playground.ui import run
 
         if not hosting.no_delay():  # the server's socket is bound by now

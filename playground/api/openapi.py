@@ -18,7 +18,7 @@ VERSION = "1"
 def schema_of(hint: Any, components: dict[str, Any]) -> dict[str, Any]:
     """The JSON Schema of a type hint; each dataclass once, under components/schemas."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):  # a dataclass, not an instance
         name = hint.__name__
         if name not in components:
             components[name] = {}  # a placeholder breaks cycles

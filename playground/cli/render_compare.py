@@ -77,7 +77,8 @@ def function_rows(name: str, fa: FunctionReport | None, fb: FunctionReport | Non
     for index in range(count):
         ca = fa.calls[index] if fa and index < len(fa.calls) else None
         cb = fb.calls[index] if fb and index < len(fb.calls) else None
-        args = (ca or cb).args if (ca or cb) else ""
+        either = ca or cb
+        args = either.args if either else ""
         lines.append(_row(f"#{index} ({args or _('no arguments')})", call_cell(ca), call_cell(cb)))
     lines.append(_row(_("ops (traced / Grappler)"), _ops(fa), _ops(fb)))
     if (fa and fa.timing) or (fb and fb.timing):

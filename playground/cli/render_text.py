@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..contract import reasons
 from ..contract.i18n import _, sentences
-from ..contract.job import FunctionReport, Report
+from ..contract.job import CallRecord, FunctionReport, Report
 from ..reports.safe_text import terminal_text
 
 
@@ -16,7 +16,7 @@ def _indent(text: str, prefix: str = "      | ") -> list[str]:
     return [prefix + line for line in text.rstrip("\n").splitlines()]
 
 
-def _call_mark(c) -> str:  # type: ignore[no-untyped-def]
+def _call_mark(c: CallRecord) -> str:
     # A call that raised while tracing added no graph, but it did not reuse one either.
     mark = _("TRACED") if c.retraced else _("raised") if c.error else _("cached")
     mark += (

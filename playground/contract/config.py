@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, fields
+from typing import Any
 
 
 def _env(name: str, default: object) -> object:
@@ -78,7 +79,11 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> Settings:
-        return cls(**{f.name: _env(f"PLAYGROUND_{f.name.upper()}", f.default) for f in fields(cls)})
+        # Each value has its default's type (_env parses by it), which mypy cannot see.
+        values: dict[str, Any] = {
+            f.name: _env(f"PLAYGROUND_{f.name.upper()}", f.default) for f in fields(cls)
+        }
+        return cls(**values)
 
 
 def settings() -> Settings:

@@ -65,7 +65,13 @@ def extract(root: str = ROOT) -> Catalog:
         if isinstance(message, tuple):  # plural forms are not used: "(s)" reads in both languages
             message = message[0]
         if message:
-            template.add(message, None, [(filename, None)], auto_comments=comments, context=context)
+            template.add(
+                message,
+                None,
+                [(filename, None)],  # type: ignore[list-item]  # Babel takes lineno None (no line numbers); its hint says int
+                auto_comments=comments,
+                context=context,
+            )
     return template
 
 
@@ -144,13 +150,15 @@ def compile_all(languages: Iterable[str] = TRANSLATED) -> None:
 
 def missing(catalog: Catalog, template: Catalog) -> list[str]:
     """msgids of the code without a finished translation in `catalog`."""
-    gaps = []
+    gaps: list[str] = []
     for message in template:
         if not message.id:
             continue
+        # extract() adds singular ids only; a plural's is (singular, plural), named by its singular
+        msgid = message.id if isinstance(message.id, str) else message.id[0]
         found = catalog.get(message.id, context=message.context)
         if found is None or not found.string or found.fuzzy:
-            gaps.append(message.id if not message.context else f"{message.context}|{message.id}")
+            gaps.append(msgid if not message.context else f"{message.context}|{msgid}")
     return sorted(gaps)
 
 

@@ -247,7 +247,7 @@ def job_from_json(text: str) -> Job:
 def from_dict(cls: Any, data: Any) -> Any:
     """Rebuilds a dataclass tree from asdict() output, guided by the type hints."""
     origin = typing.get_origin(cls)
-    if dataclasses.is_dataclass(cls):
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):  # a dataclass, not an instance
         hints = typing.get_type_hints(cls)
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: from_dict(hints[k], v) for k, v in data.items() if k in names})

@@ -98,7 +98,9 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
         )
     chosen = _field("tf_version", versions.resolve, config, request.tf_version)
     # An empty text option is no option: the engine reads None.
-    given = {name: None if value == "" else value for name, value in options.values_of(request).items()}
+    given: dict[str, Any] = {
+        name: None if value == "" else value for name, value in options.values_of(request).items()
+    }
     return Job(
         source=request.source,
         function=request.function or None,

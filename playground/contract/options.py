@@ -178,11 +178,11 @@ class FieldError(SpecError):
 
 def params(values: Mapping[str, Any]) -> dict[str, str]:
     """The share link's query parameters for these option values."""
-    out = {}
+    out: dict[str, str] = {}
     for o in OPTIONS:
         text = o.param_text(values.get(o.name, o.default)) if o.param else None
-        if text is not None:
-            out[o.param] = text  # type: ignore[index]
+        if o.param and text is not None:
+            out[o.param] = text
     return out
 
 

@@ -39,8 +39,8 @@ def concrete_functions(fn: Any) -> list[Any] | None:
     cache = getattr(fn, "_function_cache", None)
     if cache is not None:
         return list(cache.values())
-    caches = [getattr(getattr(fn, name, None), "_function_cache", None) for name in _TRACING_COMPILERS]
-    caches = [c for c in caches if c is not None]
+    candidates = [getattr(getattr(fn, name, None), "_function_cache", None) for name in _TRACING_COMPILERS]
+    caches = [c for c in candidates if c is not None]
     if not caches:
         note(
             "function cache",

@@ -124,7 +124,7 @@ class Execution:
             "reduce_retracing": self.job.reduce_retracing or user_options.get("reduce_retracing", False),
             "jit_compile": self.job.jit_compile or user_options.get("jit_compile", False),
         }
-        name = self.job.function or getattr(python_function, "__name__", "function")
+        name = self.job.function if self.job.function else getattr(python_function, "__name__", "function")
         try:
             fn = tf.function(python_function, **options)
         except Exception as e:  # noqa: BLE001 - tf.function's own errors are the user's to see

@@ -110,7 +110,7 @@ def _write_checks(tracked: TrackedFunction, folder: str) -> int:
         arrays.update({f"output__{i}": o for i, o in enumerate(outputs)})
         if sum(a.size for a in arrays.values()) > MAX_CHECK_ELEMENTS:
             continue
-        np.savez(os.path.join(folder, f"call{index:03d}.npz"), **arrays)
+        np.savez(os.path.join(folder, f"call{index:03d}.npz"), **arrays)  # type: ignore[arg-type]  # numpy's stub: a **dict might hold allow_pickle
         written += 1
     return written
 

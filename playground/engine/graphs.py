@@ -49,6 +49,7 @@ def optimize(concrete: Any) -> Any:
 def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
     graph_def = concrete.graph.as_graph_def()
     before = op_types(graph_def)
+    after: Counter[str]
     try:
         if not concrete.outputs and not concrete.graph.control_outputs:
             after, note = Counter(), _(NOTHING_FETCHED).format(n=sum(before.values()))

@@ -189,11 +189,11 @@ def observing(observer: Observer) -> Iterator[Observer]:
     """Installs the hooks for the duration of the user's script; one script per process."""
     global _active
     _active = observer
-    Function.__init__ = _observed_init  # type: ignore[method-assign]
-    Function.__call__ = _observed_call  # type: ignore[method-assign]
+    Function.__init__ = _observed_init
+    Function.__call__ = _observed_call
     try:
         yield observer
     finally:
-        Function.__init__ = _original_init  # type: ignore[method-assign]
-        Function.__call__ = _original_call  # type: ignore[method-assign]
+        Function.__init__ = _original_init
+        Function.__call__ = _original_call
         _active = None

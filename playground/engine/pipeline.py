@@ -16,6 +16,7 @@ the user gets a report with whatever was observed.
 from __future__ import annotations
 
 import time
+import types
 
 import tensorflow as tf
 
@@ -63,10 +64,13 @@ def analyze(job: Job, emit: OnEvent | None = None, namespace: dict | None = None
             script_env.retracing_warnings() as retrace_log,
         ):
             code = compile_source(job.source, job.filename)  # 3
-            module = new_module(job.filename, job.source) if namespace is None else None
-            run.execute(
-                code, module, module.__dict__ if module is not None else namespace, plan, signature
-            )  # 4
+            module: types.ModuleType | None
+            if namespace is None:
+                module = new_module(job.filename, job.source)
+                scope = module.__dict__
+            else:  # a notebook's namespace: no module of its own
+                module, scope = None, namespace
+            run.execute(code, module, scope, plan, signature)  # 4
             run.stdout = capture.text()
             reports = [describe(run, tracked, retrace_log) for tracked in run.tracked]  # 5
             run.export = export_entry(run)  # 6

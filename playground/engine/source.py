@@ -64,8 +64,10 @@ def as_main(module: types.ModuleType) -> Iterator[types.ModuleType]:
     (__annotations__ among them) and sys.argv naming the file."""
     module.__dict__.update(__name__="__main__", __spec__=None)
     module.__dict__.setdefault("__annotations__", {})
+    filename = module.__file__
+    assert filename is not None  # new_module() gave it the user's file name
     saved_main, saved_argv = sys.modules.get("__main__"), sys.argv
-    sys.modules["__main__"], sys.argv = module, [module.__file__]
+    sys.modules["__main__"], sys.argv = module, [filename]
     try:
         yield module
     finally:

@@ -116,9 +116,12 @@ def measure(
             def prepare(f=fn):
                 return f.get_concrete_function(*args, **kwargs)
 
+        def timed_call(f: Callable = fn) -> Any:  # a def: mypy cannot type a lambda's defaults
+            return f(*args, **kwargs)
+
         try:
             peak = meter()
-            timing, trace_s, first_run_s = time_mode(lambda f=fn: f(*args, **kwargs), share, sync, prepare)
+            timing, trace_s, first_run_s = time_mode(timed_call, share, sync, prepare)
             timing = dataclasses.replace(timing, peak_memory_bytes=peak())
         except Exception as e:  # noqa: BLE001 - a failing mode is noted; the others are still timed
             notes.append(
@@ -194,8 +197,12 @@ def sweep(
             if fn is None:
                 medians[mode] = None
                 continue
+
+            def timed_call(f: Callable = fn, a: list = args, k: dict = kwargs) -> Any:
+                return f(*a, **k)
+
             try:
-                measured, _, _ = time_mode(lambda f=fn, a=args, k=kwargs: f(*a, **k), share, sync)
+                measured, _, _ = time_mode(timed_call, share, sync)
                 medians[mode] = measured.median_s
             except Exception:  # noqa: BLE001 - e.g. XLA cannot compile this size: leave the point out
                 medians[mode] = None

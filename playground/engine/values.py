@@ -14,7 +14,12 @@ _MAX_SUMMARY = 300
 
 
 def make_tensor(spec: TensorSpec, seed: int) -> tf.Tensor:
-    return seeded.make_tensor(spec.dtype, tuple(int(d) for d in spec.shape), seed)  # no None dims
+    dims = []
+    for d in spec.shape:
+        if d is None:  # a call's spec has none: parse_tensor_spec allows them in signatures only
+            raise TypeError(f"{spec}: a call's tensor needs a size in every dim")
+        dims.append(int(d))
+    return seeded.make_tensor(spec.dtype, tuple(dims), seed)
 
 
 def make_value(arg: TensorSpec | PyValue, seed: int) -> Any:
@@ -96,7 +101,11 @@ def _values(array: Any) -> str:
     array = np.asarray(array) if not isinstance(array, (list, str, bytes)) else array
     if isinstance(array, np.ndarray) and array.ndim:
         return np.array2string(
-            array, threshold=20, edgeitems=3, max_line_width=120, formatter=_BYTES_FORMATTER
+            array,
+            threshold=20,
+            edgeitems=3,
+            max_line_width=120,
+            formatter=_BYTES_FORMATTER,  # type: ignore[arg-type]  # numpy's _FormatDict is private to its stubs
         )
     item = array.item() if isinstance(array, np.ndarray) else array
     return repr(item)[:_MAX_SUMMARY]

@@ -143,12 +143,12 @@ def _replay(function: Any, inputs: dict, expected: list) -> tuple[bool, float, s
     if len(got) != len(expected):
         return False, float("inf"), f"{len(got)} output(s), the run returned {len(expected)}"
     diff = 0.0
-    for g, e in zip(got, expected):
-        if g.shape != e.shape:
-            return False, float("inf"), f"output shape {g.shape}, the run returned {e.shape}"
+    for g, want in zip(got, expected):
+        if g.shape != want.shape:
+            return False, float("inf"), f"output shape {g.shape}, the run returned {want.shape}"
         if g.dtype.kind in "fc":
-            diff = max(diff, float(np.max(np.abs(g - e))) if g.size else 0.0)
-            if not np.allclose(g, e, rtol=RTOL, atol=ATOL):
+            diff = max(diff, float(np.max(np.abs(g - want))) if g.size else 0.0)
+            if not np.allclose(g, want, rtol=RTOL, atol=ATOL):
                 return (
                     False,
                     diff,
@@ -157,7 +157,7 @@ def _replay(function: Any, inputs: dict, expected: list) -> tuple[bool, float, s
                         "variables are saved with their values at export time)"
                     ),
                 )
-        elif not np.array_equal(g, e):
+        elif not np.array_equal(g, want):
             return False, float("nan"), "outputs differ"
     return True, diff, ""
 

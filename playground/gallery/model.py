@@ -88,9 +88,11 @@ def check(example: Example, report: Report) -> list[ClaimCheck]:
         )
     none = _("none")
     if expect.error_type is not None:
-        actual = first_error_type(report)
+        error_type = first_error_type(report)
         checks.append(
-            ClaimCheck(_("error"), expect.error_type or none, actual or none, actual == expect.error_type)
+            ClaimCheck(
+                _("error"), expect.error_type or none, error_type or none, error_type == expect.error_type
+            )
         )
     codes = sorted({w.code for w in report.warnings})
     for code in expect.warning_codes:

@@ -119,7 +119,8 @@ def side_b(job: Job, spec: CompareSpec) -> Job:
     else:
         current = bool(getattr(job, spec.kind))
         wanted = (not current) if spec.value is None else bool(spec.value)
-        changed = dataclasses.replace(job, **{spec.kind: wanted})
+        changes: dict[str, Any] = {spec.kind: wanted}  # one of Job's bool options
+        changed = dataclasses.replace(job, **changes)
     if changed == job:
         raise SpecError(
             _("compare {spec}: side a already runs with it, so both sides would be the same; {forms}").format(

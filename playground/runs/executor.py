@@ -50,7 +50,7 @@ class DefaultVersionOnly:
                 "TensorFlow {version} needs the local executor"
             ).format(version=job.tf_version)
             return versions.error_report(job, versions.VersionError(message))
-        return self.inner.submit(job, on_event, **kwargs)  # type: ignore[call-arg]
+        return self.inner.submit(job, on_event, **kwargs)
 
     def close(self) -> None:
         self.inner.close()

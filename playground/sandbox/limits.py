@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import resource
+from collections.abc import Mapping
 from typing import Any
 
 from ..contract.config import Settings
@@ -14,9 +15,9 @@ PASSED_THROUGH = ("LANG", "LC_ALL", "TZ")
 ENGINE_SETTINGS = ("PLAYGROUND_OUTPUT_CAP_BYTES", "PLAYGROUND_MAX_TENSOR_ELEMENTS")
 
 
-def worker_env(code_dir: str, tmp_dir: str, parent: dict[str, str] | None = None) -> dict[str, str]:
+def worker_env(code_dir: str, tmp_dir: str, parent: Mapping[str, str] | None = None) -> dict[str, str]:
     """The whole environment of a worker, built from scratch (an allowlist, not a denylist)."""
-    parent = os.environ if parent is None else parent
+    source: Mapping[str, str] = os.environ if parent is None else parent
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": tmp_dir,
@@ -35,8 +36,8 @@ def worker_env(code_dir: str, tmp_dir: str, parent: dict[str, str] | None = None
         "TF_CPP_MIN_LOG_LEVEL": "1",
     }
     for name in PASSED_THROUGH + ENGINE_SETTINGS:
-        if parent.get(name):
-            env[name] = parent[name]
+        if source.get(name):
+            env[name] = source[name]
     return env
 
 

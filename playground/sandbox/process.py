@@ -77,7 +77,8 @@ class SandboxConfig:
 
 class SandboxedWorker:
     """The host's end of one job's worker, however it was started: its job dir, its protocol
-    pipe, its stderr. Subclasses say how the job reaches it and how it is stopped."""
+    pipe, its stderr. Subclasses say how the job reaches it and how it is stopped (WorkerProcess,
+    forked.ForkedWorker: each defines every method here that raises NotImplementedError)."""
 
     uid: int | None
     dirs: layout.WorkerDirs
@@ -133,6 +134,22 @@ class SandboxedWorker:
         return cpu_seconds_of(self.pid_namespace, self.uid)
 
     def exit_code(self) -> int | None:
+        raise NotImplementedError
+
+    def alive(self) -> bool:
+        """False once the worker has died (while idle, a pool replaces it)."""
+        raise NotImplementedError
+
+    def kill(self) -> None:
+        """Stops the job and everything it started; release() then cleans up."""
+        raise NotImplementedError
+
+    def exit_signal(self, timeout_s: float = 2.0) -> int | None:
+        """The signal that ended the worker, if any."""
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """After kill(): frees what the worker held (its uid, its dirs, its pipes)."""
         raise NotImplementedError
 
     def _message(self, message: protocol.Message) -> bool:
@@ -219,7 +236,7 @@ def spawn(
     else:
         env = rlimits.worker_env(layout.code_dir(), dirs.tmp)
     return _SPAWNER.submit(
-        subprocess.Popen,
+        subprocess.Popen,  # type: ignore[arg-type]  # mypy cannot match typeshed's Popen overloads to submit's ParamSpec
         command,
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,

@@ -95,12 +95,15 @@ class Zygote:
     def fork(self, folder: str, fds: list[int]) -> dict:
         if len(fds) != 3 or not folder.isalnum():
             raise ValueError("a fork needs a plain job folder name and three fds")
+        job_in, events, stderr = fds
         report_r, report_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
                 os.close(report_r)
-                _keeper(self.control.fileno(), *fds, report_w, folder, self.limits, self.tmp_mb)
+                _keeper(
+                    self.control.fileno(), job_in, events, stderr, report_w, folder, self.limits, self.tmp_mb
+                )
             finally:
                 os._exit(70)
         os.close(report_w)

@@ -84,13 +84,13 @@ def main() -> None:
         info = editor.function_picker(infos)
         plan.argument_builder(info)
         plan.plan_text()
-        options.panel(
-            lambda: (
-                options.options(settings.max_timing_budget_s),
-                options.tf_version_picker(settings),
-                compare_inputs.inputs(),
-            )
-        )
+
+        def option_inputs() -> None:
+            options.options(settings.max_timing_budget_s)
+            options.tf_version_picker(settings)
+            compare_inputs.inputs()
+
+        options.panel(option_inputs)
         editor.file_opener(settings)
         claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
     if stage:  # its own layout, one script run per Run: the header shows the run's verdict

@@ -72,7 +72,7 @@ def submit(
     client: str,
     progress: Progress,
     new_progress: Callable[[], Progress],
-    log_b: Callable[[Report], None],
+    log_b: Callable[[Report], object],  # its result is not used
 ) -> tuple[Report, compare.Comparison | None]:
     """Side a's report, and the comparison when there is a side b (None otherwise)."""
     if side_b is None:

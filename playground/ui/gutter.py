@@ -4,8 +4,7 @@ Pure (no Streamlit): it turns a Report, and a syntax error found before any run,
 `annotations` ({row, column, type, text}, rows 0-based).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: it would bind the name of annotations() below.
 import ast
 
 from ..contract.i18n import _

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...contract.i18n import _, sentences
 from ...contract.job import FunctionReport, Warning
@@ -94,11 +94,7 @@ def observed_rule(rule: ObservedRule) -> ObservedRule:
     return rule
 
 
-def _called(sub: ast.AST) -> ast.AST | None:
-    return sub.func if isinstance(sub, ast.Call) else None
-
-
-def _is_numpy_method(sub: ast.AST) -> bool:
+def _is_numpy_method(sub: ast.AST) -> TypeGuard[ast.Call]:
     """`x.numpy()`: a tensor's value, which a symbolic tensor does not have."""
     return (
         isinstance(sub, ast.Call)
@@ -110,8 +106,10 @@ def _is_numpy_method(sub: ast.AST) -> bool:
 
 @syntax_rule
 def print_at_trace(seen: Seen, sub: ast.AST) -> Warning | None:
-    func = _called(sub)
-    if func is None or not is_print(func) or seen.ran_eagerly:
+    if not isinstance(sub, ast.Call):
+        return None
+    func = sub.func
+    if not is_print(func) or seen.ran_eagerly:
         return None
     printed = sum(1 for c in seen.report.calls if c.stdout.strip())
     return Warning(
@@ -129,7 +127,9 @@ def print_at_trace(seen: Seen, sub: ast.AST) -> Warning | None:
 
 @syntax_rule
 def open_at_trace(seen: Seen, sub: ast.AST) -> Warning | None:
-    func = _called(sub)
+    if not isinstance(sub, ast.Call):
+        return None
+    func = sub.func
     if not (isinstance(func, ast.Name) and func.id == "open"):
         return None
     return Warning(
@@ -145,7 +145,9 @@ def open_at_trace(seen: Seen, sub: ast.AST) -> Warning | None:
 
 @syntax_rule
 def mutated_python_state(seen: Seen, sub: ast.AST) -> Warning | None:
-    func = _called(sub)
+    if not isinstance(sub, ast.Call):
+        return None
+    func = sub.func
     if not (
         isinstance(func, ast.Attribute)
         and func.attr in MUTATORS
@@ -167,7 +169,9 @@ def mutated_python_state(seen: Seen, sub: ast.AST) -> Warning | None:
 
 @syntax_rule
 def variable_in_function(seen: Seen, sub: ast.AST) -> Warning | None:
-    func = _called(sub)
+    if not isinstance(sub, ast.Call):
+        return None
+    func = sub.func
     if not (
         isinstance(func, ast.Attribute)
         and func.attr == "Variable"

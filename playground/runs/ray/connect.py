@@ -8,6 +8,7 @@ existing cluster, num_cpus and num_gpus must not be provided". `address="local"`
 
 from __future__ import annotations
 
+import logging
 import os
 
 import ray
@@ -28,7 +29,7 @@ def connect(address: str | None = None, num_cpus: int = 1) -> bool:
     address = address if address is not None else os.environ.get("RAY_ADDRESS", "")
     try:
         if address:
-            ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
             return False
         for attempt in range(1, LOCAL_STARTS + 1):
             try:
@@ -38,7 +39,7 @@ def connect(address: str | None = None, num_cpus: int = 1) -> bool:
                     resources={SLOT: max(1, num_cpus)},
                     include_dashboard=False,
                     _node_ip_address=LOOPBACK,
-                    logging_level="WARNING",
+                    logging_level=logging.WARNING,
                     log_to_driver=False,
                 )
                 return True

@@ -88,7 +88,9 @@ class NodePool:
             settings, executor="local", pool_size=slots, queue_limit=max(16, 4 * slots)
         )
         self.node, self.slots = node, slots
-        self.actor_id = ray.get_runtime_context().get_actor_id()
+        actor_id = ray.get_runtime_context().get_actor_id()
+        assert actor_id is not None  # None only outside an actor; this class runs as NodePoolActor
+        self.actor_id = actor_id
         self._lock = threading.Lock()
         self._jobs: dict[str, Any] = {}  # key -> the pool's JobControl
         self._peak = 0  # most jobs held at once: at most the slots
@@ -165,9 +167,10 @@ class NodePool:
     def _new_pool(self, broken: WorkerPool | None) -> WorkerPool:
         """A new pool in place of `broken` (None: of none); a SandboxError says why not."""
         with self._creating:
-            if self._pool is broken:
-                if broken is not None:
-                    broken.close()
+            # None: no pool yet, or another job's replacement failed to start (try again here)
+            if self._pool is None or self._pool is broken:
+                if self._pool is not None:
+                    self._pool.close()
                 self._pool = None
                 self._pool = WorkerPool(self.settings)
             return self._pool
@@ -194,7 +197,7 @@ class NodePool:
             return
 
 
-NodePoolActor = ray.remote(concurrency_groups={"control": 2})(NodePool)
+NodePoolActor = ray.remote(concurrency_groups={"control": 2})(NodePool)  # type: ignore[call-overload]  # Ray's stubs lack concurrency_groups
 
 
 def claim_scratch() -> str:

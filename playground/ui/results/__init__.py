@@ -49,11 +49,12 @@ def environment_line(report: Report, number: int) -> None:
     Every string of a report is escaped where markdown renders it (reports/safe_text.py)."""
     level = isolation(report)
     ex = report.executor  # Ray: the node, its pool actor, and whether the worker was forked warm
+    warmth: dict[bool | None, str] = {True: _(" · warm"), False: _(" · cold")}  # None: not said
     node = (
         (
             _(" · node {node}").format(node=md(ex.node))
             + (_(" · actor {actor}").format(actor=md(ex.actor[:8])) if ex.actor else "")
-            + {True: _(" · warm"), False: _(" · cold")}.get(ex.warm, "")
+            + warmth.get(ex.warm, "")
         )
         if ex
         else ""

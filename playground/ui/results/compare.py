@@ -146,7 +146,8 @@ def calls_frame(fa: FunctionReport | None, fb: FunctionReport | None) -> pd.Data
     for index in range(count):
         ca = fa.calls[index] if fa and index < len(fa.calls) else None
         cb = fb.calls[index] if fb and index < len(fb.calls) else None
-        row = {_("call"): index + 1, _("arguments"): (ca or cb).args if (ca or cb) else ""}
+        either = ca or cb
+        row = {_("call"): index + 1, _("arguments"): either.args if either else ""}
         for name, a, b in zip(CELLS, call_cells(ca), call_cells(cb)):  # each pair side by side
             row.update({column("a", name): a, column("b", name): b})
         rows.append(row)

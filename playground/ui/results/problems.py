@@ -14,7 +14,8 @@ from ..state import Result
 
 def problem_lines(result: Result) -> dict[int, str]:
     """Line number -> a short label of what is wrong there."""
-    report, lines = result.report, {}
+    report = result.report
+    lines: dict[int, str] = {}
     for warning in report.warnings:
         if warning.line:
             lines.setdefault(warning.line, warning.code)
@@ -55,7 +56,8 @@ def highlighted_source(source: str, marks: dict[int, str]) -> str:
 
 def grouped_errors(result: Result) -> list[tuple[str, ErrorInfo]]:
     """(where, error) with one entry per distinct error: the same failure on every call is one problem."""
-    report, seen = result.report, {}
+    report = result.report
+    seen: dict[tuple[str, str], tuple[ErrorInfo, list[str]]] = {}  # (type, message) -> (error, calls)
     for function in report.functions:
         for call in function.calls:
             if call.error and not call.handled:  # a call the script caught is no problem

@@ -80,7 +80,7 @@ def sweep_figure(timing: Timing, device: str) -> go.Figure:
                 )
             )
         else:
-            extra = ""
+            extra: str | list[str] = ""  # one text for every point, or each point's own
             if name == "xla":
                 extra = [
                     "<br>xla: " + _("{n} trace(s)").format(n=p.xla_traces) if p.xla_traces is not None else ""
