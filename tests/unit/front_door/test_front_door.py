@@ -12,6 +12,7 @@ import random
 import time
 
 import pytest
+from fake_clock import Clock
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from playground.contract.config import Settings
@@ -19,14 +20,6 @@ from playground.front_door import back_messages
 from playground.front_door.back_messages import Kind, Malformed
 from playground.front_door.buckets import ClientTable, TokenBucket
 from playground.front_door.middleware import HELD_PER_SESSION, DoorLimits, FrontDoor, origin_allowed, origins
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def rerun(query: str = "", press: bool = False) -> bytes:

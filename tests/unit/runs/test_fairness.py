@@ -6,19 +6,12 @@ from __future__ import annotations
 import threading
 
 import pytest
+from fake_clock import Clock
 from sandbox_support import poll
 
 from playground.contract.errors import LimitError
 from playground.contract.job import Job, Report
 from playground.runs.fairness import ClientLimits, FairExecutor, FairQueue
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def admitted(queue: FairQueue, tickets) -> list[str]:
