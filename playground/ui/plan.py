@@ -1,4 +1,5 @@
-"""The call plan: per-parameter argument builder, the plain-text plan (key `calls`) and its checks."""
+"""The call plan: per-parameter argument builder, the plain-text plan (key `calls`), and whether a
+size sweep fits it; the run itself is checked by ui/request.py."""
 
 from __future__ import annotations
 
