@@ -17,7 +17,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # The tier follows the folder:
 #   tests/unit/<package>/   one module's behaviour, in this process: the fast tier,
-#                           `pytest -m "not slow"` (about a minute with -n 2)
+#                           `pytest tests/unit` (or -m "not slow"), about a minute with -n 2
 #   tests/integration/      sandboxed jobs, servers, Ray clusters, other TF versions, notebooks
 #   tests/e2e/              a real browser, containers, the proxy
 #   tests/support/          helpers and fixtures (no tests); tests/data: recorded jobs and reports

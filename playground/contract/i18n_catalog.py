@@ -33,7 +33,8 @@ METHOD_MAP = [
     ("playground/locale/**", "ignore"),
     ("playground/**.py", "python"),
     ("app.py", "python"),
-    ("**", "ignore"),
+    # Nothing else: a file no pattern names is skipped. (No ("**", "ignore") here: Babel 2.18+
+    # prunes every directory an ignore pattern matches, and the template came out empty.)
 ]
 TRANSLATED = tuple(language for language in LANGUAGES if language != ENGLISH)
 PROJECT = "tf.function playground"
@@ -175,6 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"unknown command {command!r}: update, compile or check", file=sys.stderr)
         return 2
     template, status = extract(), 0
+    if not len(template):  # an extraction that finds nothing would pass every check
+        print("no translatable string found: the extraction itself is broken", file=sys.stderr)
+        return 1
     for language in TRANSLATED:
         gaps = missing(read(po_path(language), language), template)
         for msgid in gaps:

@@ -199,8 +199,8 @@ class PlaygroundMagics(Magics):
         return run_cell(
             args,
             cell,
-            self.shell.user_ns,  # type: ignore[union-attr]  # IPython: a registered magic has its shell
-            self.shell.execution_count,  # type: ignore[union-attr]  # IPython: a registered magic has its shell
+            self.shell.user_ns,  # type: ignore[union-attr, unused-ignore]  # IPython: a registered magic has its shell
+            self.shell.execution_count,  # type: ignore[union-attr, unused-ignore]  # IPython: a registered magic has its shell
             live=getattr(self.shell, "kernel", None) is not None,
         )
 
@@ -213,7 +213,7 @@ class PlaygroundMagics(Magics):
         language = language_of(args)
         with i18n.using(language):
             try:
-                function = self.shell.ev(args.function)  # type: ignore[union-attr]  # IPython: a registered magic has its shell
+                function = self.shell.ev(args.function)  # type: ignore[union-attr, unused-ignore]  # IPython: a registered magic has its shell
             except Exception as e:  # noqa: BLE001 - the user's expression: its error, in one line
                 raise UsageError(f"{args.function}: {type(e).__name__}: {e}") from None
             try:

@@ -197,7 +197,7 @@ class NodePool:
             return
 
 
-NodePoolActor = ray.remote(concurrency_groups={"control": 2})(NodePool)  # type: ignore[call-overload]  # Ray's stubs lack concurrency_groups
+NodePoolActor = ray.remote(concurrency_groups={"control": 2})(NodePool)  # type: ignore[call-overload, unused-ignore]  # Ray's stubs lack concurrency_groups
 
 
 def claim_scratch() -> str:
