@@ -119,7 +119,13 @@ def _code_editor(component: Callable[..., None]) -> None:
             _("The code editor could not load. Switch on the Plain text box below."),
             key=keys.CODE_EDITOR,
             on_event=apply_editor_event,
+            run=_run_number(),
         )
+
+
+def _run_number() -> int:
+    result = state.result()
+    return result.number if result else 0
 
 
 def gutter_marks() -> list[dict]:
@@ -143,8 +149,11 @@ PUSH_MARKS = """(() => {
   const data = document.currentScript && document.currentScript.previousElementSibling;
   const node = document.querySelector(".st-key-source_box .ace_editor");
   const editor = node && node.env && node.env.editor;   // none while the text is newer than the run's
-  if (data && editor && editor.getValue() === node.known)
+  const run = data ? Number(data.dataset.run) : 0;      // never an older run's over a newer's
+  if (data && editor && editor.getValue() === node.known && run >= (node.marksRun || 0)) {
     editor.session.setAnnotations(JSON.parse(data.dataset.marks));
+    node.marksRun = run;
+  }
 })();"""
 
 
@@ -153,17 +162,17 @@ def push_gutter_marks(settings: Settings, number: int) -> None:
     `number` makes each Run's element new, so the browser runs its script again."""
     if _load_component() is None or not use_code_editor(settings):
         return
-    st.html(push_script(gutter_marks(), f"run {int(number)}"), unsafe_allow_javascript=True)
+    st.html(push_script(gutter_marks(), int(number)), unsafe_allow_javascript=True)
 
 
-def push_script(marks: list[dict], tag: str) -> str:
+def push_script(marks: list[dict], run: int) -> str:
     """PUSH_MARKS after a hidden element that holds the marks as JSON in an attribute. <, > and &
     are JSON's \\u escapes (Streamlit's DOMPurify drops an attribute whose value holds "-->" or
     "</style", which an exception's message may), and the quotes are HTML's: nothing ends it."""
     data = json.dumps(marks).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     data = html.escape(data, quote=True)
     return (
-        f'<div hidden class="pg-marks" data-run="{html.escape(tag, quote=True)}" '
+        f'<div hidden class="pg-marks" data-run="{int(run)}" '
         f'data-marks="{data}"></div><script>{PUSH_MARKS}</script>'
     )
 

@@ -24,6 +24,7 @@ from browser_support import (
     SHOTS,
     run_and_wait,
     streamlit_server,
+    wait_for_js,
     wait_idle,
 )
 
@@ -204,7 +205,7 @@ def test_the_policy_lets_the_page_work_and_blocks_a_third_origin(server: str, le
         page.goto(f"{server}/?example=retracing&present=1")
         page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
         # presenter_keys.js ran (allowed by its hash), and the button it clicks is drawn.
-        page.wait_for_function("window.__playgroundPresenterKeys === true", timeout=RUN_TIMEOUT_MS)
+        wait_for_js(page, "window.__playgroundPresenterKeys === true", RUN_TIMEOUT_MS)
         page.wait_for_selector(".st-key-present_next button", timeout=RUN_TIMEOUT_MS)
         page.keyboard.press("ArrowRight")  # its listener clicks Next
         expect(page).not_to_have_url(re.compile(r"example=retracing"), timeout=RUN_TIMEOUT_MS)
@@ -223,6 +224,6 @@ def test_the_policy_lets_the_page_work_and_blocks_a_third_origin(server: str, le
             "document.body.appendChild(img); }",
             leak_url,
         )
-        page.wait_for_function("() => window.__violations.length > 0")
+        wait_for_js(page, "window.__violations.length > 0", 30_000)
         assert [(v["directive"], v["blocked"]) for v in violations(page)] == [("img-src", leak_url)]
         assert leak.hits == []  # Chromium names the request, and the policy stops it there

@@ -17,6 +17,7 @@ from browser_support import (
     chromium_page,
     server,  # noqa: F401 - fixtures
     traces_value,
+    wait_for_js,
 )
 
 from playground import gallery
@@ -48,7 +49,7 @@ def wait_for_run(page, number: int) -> None:
 def keys_ready(page) -> None:
     """presenter_keys.js listens, and the buttons it clicks are drawn: both may come after the
     page is idle (a loaded machine shows a skeleton in a button's place for seconds)."""
-    page.wait_for_function("window.__playgroundPresenterKeys === true", timeout=RUN_TIMEOUT_MS)
+    wait_for_js(page, "window.__playgroundPresenterKeys === true", RUN_TIMEOUT_MS)
     page.wait_for_selector(f".st-key-{keys.PRESENT_NEXT} button", timeout=RUN_TIMEOUT_MS)
 
 

@@ -11,6 +11,7 @@ skips it on purpose (a cold build takes minutes)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -366,24 +367,38 @@ def test_nginx_runs_the_templates_config_as_a_non_root_user(image, proxy, proxie
 
 
 def test_the_websocket_opens_through_the_proxy_for_the_pages_own_origin(proxied) -> None:
+    # websockets' asyncio client, not its sync one: the sync client reads the TLS socket in a
+    # thread of its own while the caller's thread writes the upgrade, and one ssl socket used by
+    # two threads at once (OpenSSL forbids it) now and then lost that write under TLS 1.3: nginx
+    # waited for a request until client_header_timeout (10 s) and closed the connection, "did not
+    # receive a valid HTTP response" here.
+    from websockets.asyncio.client import connect
     from websockets.exceptions import InvalidStatus
-    from websockets.sync.client import connect
 
     stream = proxied.replace("https://", "wss://") + "/_stcore/stream"
-    # The proxy passes the browser's Host on, so the page's own origin is same-origin there.
-    with connect(
-        stream, ssl=proxy_support.unverified(), origin=proxied, open_timeout=30, subprotocols=["streamlit"]
-    ) as ws:
-        assert ws.ping().wait(timeout=10)  # answered by the app, through nginx
-    with pytest.raises(InvalidStatus) as refused:
-        connect(
+
+    async def talk() -> None:
+        # The proxy passes the browser's Host on, so the page's own origin is same-origin there.
+        async with connect(
             stream,
             ssl=proxy_support.unverified(),
-            origin="https://elsewhere.example",
+            origin=proxied,
             open_timeout=30,
             subprotocols=["streamlit"],
-        )
-    assert refused.value.response.status_code == 403
+        ) as ws:
+            await asyncio.wait_for(await ws.ping(), 10)  # answered by the app, through nginx
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(
+                stream,
+                ssl=proxy_support.unverified(),
+                origin="https://elsewhere.example",
+                open_timeout=30,
+                subprotocols=["streamlit"],
+            ):
+                pass
+        assert refused.value.response.status_code == 403
+
+    asyncio.run(talk())
 
 
 def test_a_body_over_the_proxys_cap_gets_413(proxied) -> None:

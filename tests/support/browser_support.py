@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator, Mapping
 
@@ -93,6 +94,18 @@ def launch(playwright):  # type: ignore[no-untyped-def]
 
 
 EDITOR = ".st-key-source_box"  # the code editor (Ace, drawn in the page by a v2 component)
+
+
+def wait_for_js(page, expression: str, timeout_ms: float) -> None:  # type: ignore[no-untyped-def]
+    """Waits until `expression` is true in the page, polling from here. Playwright's own
+    wait_for_function polls inside the page with eval, which the page's Content-Security-Policy
+    refuses (no 'unsafe-eval'): it failed whenever the first check was still false, and each try
+    was a policy violation of its own. page.evaluate goes through DevTools, which the policy
+    does not govern."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true in {timeout_ms:.0f} ms: {expression}"
+        page.wait_for_timeout(100)
 
 
 def wait_idle(page) -> None:  # type: ignore[no-untyped-def]

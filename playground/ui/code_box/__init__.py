@@ -84,10 +84,11 @@ def mount() -> Callable[..., Any]:
 
 
 def code_box(text: str, generation: int, marks: list[dict], options: dict, failed: str,
-             key: str, on_event: Callable[[], None]) -> None:
+             key: str, on_event: Callable[[], None], run: int = 0) -> None:
     """Draws the editor. Its text is set from `text` only when `generation` changes (code from
     outside); otherwise what the person types is theirs. `on_event` runs when Ace sends an event
-    (session_state[key]["event"]: {id, type: "blur" | "submit", text})."""
+    (session_state[key]["event"]: {id, type: "blur" | "submit", text}). `marks` are the gutter
+    marks of Run number `run`: the editor never trades newer marks for an older run's."""
     mount()(key=key, on_event_change=on_event, height="content",
-            data={"text": text, "generation": generation, "marks": marks, "options": options,
-                  "assets": ASSET_PATH, "failed": failed})
+            data={"text": text, "generation": generation, "marks": marks, "run": run,
+                  "options": options, "assets": ASSET_PATH, "failed": failed})

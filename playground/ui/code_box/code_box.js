@@ -75,8 +75,13 @@ export default function ({data, parentElement, setStateValue}) {
     }
     const look = theme(box);   // light or dark, as Streamlit is now
     if (editor.getOption("theme") !== look) editor.setTheme(look);
-    // The marks belong to the text Python has: none while the editor holds newer text.
-    if (editor.getValue() === data.text) editor.session.setAnnotations(data.marks);
+    // The marks belong to the text Python has: none while the editor holds newer text. And to
+    // a run: a render of this page run's start, drawn after the Run handed over its marks
+    // (ui/editor.py's PUSH_MARKS), must not put back the older run's.
+    if (editor.getValue() === data.text && data.run >= (box.marksRun || 0)) {
+      editor.session.setAnnotations(data.marks);
+      box.marksRun = data.run;
+    }
   }).catch(() => {
     box.textContent = data.failed;
   });

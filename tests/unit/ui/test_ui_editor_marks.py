@@ -24,7 +24,7 @@ def test_the_marks_script_keeps_any_message_inside_it() -> None:
             if tags and tags[-1][0] == "script":
                 scripts.append(data)
 
-    script = editor.push_script([{"row": 4, "column": 0, "type": "error", "text": text}], "run 1")
+    script = editor.push_script([{"row": 4, "column": 0, "type": "error", "text": text}], 1)
     Reader().feed(script)
     assert [tag for tag, _attrs in tags] == ["div", "script"] and scripts == [editor.PUSH_MARKS]
     assert json.loads(tags[0][1]["data-marks"])[0]["text"] == text
