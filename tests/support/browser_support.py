@@ -109,9 +109,17 @@ def wait_for_js(page, expression: str, timeout_ms: float) -> None:  # type: igno
 
 
 def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
-    # The first script run has drawn the editor: Ace's text layer in its frame, or the plain box.
-    page.wait_for_selector(f"{EDITOR} .ace_content, .st-key-source textarea", timeout=RUN_TIMEOUT_MS)
-    page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        # The first script run has drawn the editor: Ace's text layer in its frame, or the plain box.
+        page.wait_for_selector(f"{EDITOR} .ace_content, .st-key-source textarea", timeout=RUN_TIMEOUT_MS)
+        page.wait_for_selector(IDLE, timeout=RUN_TIMEOUT_MS)
+    except PlaywrightTimeout as timeout:
+        # Say what the page showed instead (a connection message, the editor's failure text, a
+        # skeleton): a bare selector timeout left a once-in-twenty failure unexplained.
+        shown = page.evaluate("() => document.body ? document.body.innerText : ''")
+        raise AssertionError(f"the page never settled; it showed:\n{shown[:3000]}") from timeout
 
 
 def run_and_wait(page, number: int = 1) -> None:  # type: ignore[no-untyped-def]
