@@ -15,10 +15,10 @@ from typing import Any
 
 from . import options, specs, versions
 from .config import Settings
-from .errors import PlaygroundError
 from .i18n import _
 from .job import Job
 from .options import FieldError, RunOptions
+from .options import as_field as _field
 from .source_text import check_text
 
 
@@ -163,16 +163,6 @@ def _text_limit(request: JobRequest, limit: int) -> None:
                 size=sum(sizes.values()), limit=limit
             ),
         )
-
-
-def _field(name: str, check: Any, *args: Any, **kwargs: Any) -> Any:
-    """check(*args), its PlaygroundError told as this field's."""
-    try:
-        return check(*args, **kwargs)
-    except FieldError:
-        raise
-    except PlaygroundError as error:
-        raise FieldError(name, str(error)) from None
 
 
 def as_mapping(request: JobRequest) -> Mapping[str, Any]:

@@ -162,10 +162,17 @@ def check(values: Mapping[str, Any]) -> None:
     for o in OPTIONS:
         value = values.get(o.name, o.default)
         if o.check is not None and value not in (None, ""):
-            try:
-                o.check(value)
-            except PlaygroundError as error:
-                raise FieldError(o.name, str(error)) from None
+            as_field(o.name, o.check, value)
+
+
+def as_field(name: str, check: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """check(*args), its PlaygroundError told as this field's FieldError."""
+    try:
+        return check(*args, **kwargs)
+    except FieldError:
+        raise
+    except PlaygroundError as error:
+        raise FieldError(name, str(error)) from None
 
 
 class FieldError(SpecError):

@@ -40,14 +40,16 @@ def page_request(values: Mapping[str, object]) -> JobRequest:
 
 
 def build_job(values: Mapping[str, object], language: str = "en", settings: Settings | None = None) -> Job:
-    """The Job of the inputs; a FieldError for one that cannot run (validate() says it first)."""
-    config = settings or Settings.from_env()
-    job = job_request.to_job(page_request(values), config, hosted=True)
+    """The Job of the inputs; a FieldError (or SourceError) for one that cannot run."""
+    job = job_request.to_job(page_request(values), settings or Settings.from_env(), hosted=True)
     return dataclasses.replace(job, export=bool(values.get(keys.EXPORT)), language=language)
 
 
-def validate(values: Mapping[str, object], settings: Settings) -> dict[str, str]:
-    """Widget key -> message for each input that would be refused; empty when it may run."""
+def checked_job(
+    values: Mapping[str, object], settings: Settings, language: str = "en"
+) -> tuple[Job | None, dict[str, str]]:
+    """The Job of the inputs, checked once; or None, with widget key -> message for each input
+    that would be refused."""
     errors: dict[str, str] = {}
     source = str(values.get(keys.SOURCE) or "")
     if not source.strip():
@@ -58,14 +60,15 @@ def validate(values: Mapping[str, object], settings: Settings) -> dict[str, str]
         message = plan.sweep_error(sweep, lines, source, str(values.get(keys.FUNCTION) or ""))
         if message:
             errors[keys.SWEEP] = message
+    job = None
     try:
-        job_request.to_job(page_request(values), settings, hosted=True)
+        job = build_job(values, language, settings)
     except FieldError as error:
         key, message = _as_page_field(error, lines)
         errors.setdefault(key, message)
     except SourceError as error:  # the code's text itself (a null byte): told by the editor
         errors.setdefault(keys.SOURCE, str(error))
-    return errors
+    return (None if errors else job), errors
 
 
 def _as_page_field(error: FieldError, lines: list[str]) -> tuple[str, str]:

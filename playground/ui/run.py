@@ -198,12 +198,11 @@ def run_button(settings: Settings, status: DeltaGenerator | None = None) -> bool
 
 def _run(settings: Settings) -> None:
     values = state.current_values()
-    errors = request.validate(values, settings)
+    job, errors = request.checked_job(values, settings, i18n.current())
     st.session_state[keys.FIELD_ERRORS] = errors
     st.session_state.pop(keys.RUN_ERROR, None)
-    if errors:
+    if job is None:
         st.rerun()  # redraw so each message sits next to its field
-    job = request.build_job(values, i18n.current(), settings)
     session, client = _session_id(), client_id(settings.client_ip_header)
     side_b = compare_run.prepare(values, job)  # None: no compare; a bad setting reruns
     started = time.monotonic()

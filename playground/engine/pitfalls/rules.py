@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, TypeGuard
 
 from ...contract.i18n import _, sentences
@@ -68,11 +69,11 @@ class Seen:
     def calls(self) -> int:
         return len(self.report.calls)
 
-    @property
+    @cached_property  # read by several rules at every node: computed once per function
     def call_errors(self) -> str:
         return " ".join(c.error.message for c in self.report.calls if c.error)
 
-    @property
+    @cached_property
     def ran_eagerly(self) -> bool:
         """Calls that ran without a trace ran eagerly (run_functions_eagerly): print and .numpy() work."""
         return self.calls > 0 and self.traces == 0 and not self.call_errors
