@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,19 @@ def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-unt
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(Path(str(item.fspath)).stem))
     items.sort(key=lambda item: not is_slow(item))
+
+
+@pytest.fixture(autouse=True)
+def _host_network(request) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """A test marked `browser` keeps the container tests from changing the host's network
+    interfaces while its Chromium loads pages (tests/support/host_network.py says why)."""
+    if request.node.get_closest_marker("browser") is None:
+        yield
+        return
+    import host_network
+
+    with host_network.browsing():
+        yield
 
 
 def pytest_sessionfinish(session) -> None:  # type: ignore[no-untyped-def]

@@ -10,11 +10,11 @@ import time
 import pytest
 import repo_paths
 from browser_support import (  # noqa: F401 - fixtures
-    CHROMIUM,
     EDITOR,
     IDLE,
     RUN_TIMEOUT_MS,
     SHOTS,
+    USES_CHROMIUM,
     chromium_page,
     open_options,
     open_panel,
@@ -25,7 +25,7 @@ from browser_support import (  # noqa: F401 - fixtures
     wait_idle,
 )
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
+pytestmark = USES_CHROMIUM
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)  # the shared 2-core machine draws charts slowly under load

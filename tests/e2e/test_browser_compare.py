@@ -3,13 +3,12 @@ the sandbox pool (tests/support/browser_support.py)."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-from browser_support import CHROMIUM, SHOTS, open_options, page, run_and_wait, server, wait_idle  # noqa: F401 - fixtures
+from browser_support import SHOTS, USES_CHROMIUM, open_options, page, run_and_wait, server, wait_idle  # noqa: F401 - fixtures
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
+pytestmark = USES_CHROMIUM
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)

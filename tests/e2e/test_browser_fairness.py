@@ -5,14 +5,13 @@ documentation range 203.0.113.0/24; no traffic goes there."""
 
 from __future__ import annotations
 
-import os
 import re
 from urllib.parse import urlencode
 
 import pytest
-from browser_support import CHROMIUM, launch, streamlit_server, wait_idle
+from browser_support import USES_CHROMIUM, launch, streamlit_server, wait_idle
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
+pytestmark = USES_CHROMIUM
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 

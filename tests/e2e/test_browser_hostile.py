@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import http.server
-import os
 import re
 import threading
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from browser_support import (
     IDLE,
     RUN_TIMEOUT_MS,
     SHOTS,
+    USES_CHROMIUM,
     run_and_wait,
     streamlit_server,
     wait_for_js,
@@ -30,10 +30,7 @@ from browser_support import (
 
 from playground.contract import share_link
 
-pytestmark = [
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent"),
-    pytest.mark.slow,
-]
+pytestmark = [*USES_CHROMIUM, pytest.mark.slow]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)

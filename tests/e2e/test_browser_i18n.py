@@ -4,15 +4,14 @@ the browser's Accept-Language chooses the language when the URL does not."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 
 import pytest
 from browser_support import (
-    CHROMIUM,
     EDITOR,
     RUN_TIMEOUT_MS,
+    USES_CHROMIUM,
     launch,
     server,  # noqa: F401 - fixtures
     wait_idle,
@@ -20,7 +19,7 @@ from browser_support import (
 
 from playground import gallery
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
+pytestmark = USES_CHROMIUM
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)  # the shared 2-core machine draws charts slowly under load

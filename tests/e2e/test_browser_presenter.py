@@ -4,16 +4,15 @@ article's order, and each step shows that example's live result and the article'
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
 from browser_support import (
-    CHROMIUM,
     EDITOR,
     IDLE,
     RUN_TIMEOUT_MS,
     SHOTS,
+    USES_CHROMIUM,
     chromium_page,
     server,  # noqa: F401 - fixtures
     traces_value,
@@ -24,7 +23,7 @@ from playground import gallery
 from playground.gallery import article
 from playground.ui import keys
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
+pytestmark = USES_CHROMIUM
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)  # the shared 2-core machine draws slowly under load

@@ -181,7 +181,6 @@ def test_every_process_runs_as_the_images_non_root_user_without_privileges(image
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent")
 def test_page_runs_the_retracing_example_through_the_proxy(app, proxy, proxied) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    container_support.wait_network_settled()
     with sync_api.sync_playwright() as p:
         browser = launch(p)
         try:

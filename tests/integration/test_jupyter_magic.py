@@ -175,6 +175,7 @@ def _page_of(cell_outputs: list[dict]) -> str:
     return "<!DOCTYPE html><html><body>" + shown["text/html"] + "</body></html>"
 
 
+@pytest.mark.browser
 def test_a_browser_draws_the_charts_and_the_line_map(outputs) -> None:
     """The output's own script loads plotly.js (here served locally: the CDN is unreachable)."""
     from plotly.offline import get_plotlyjs
@@ -192,6 +193,7 @@ def test_a_browser_draws_the_charts_and_the_line_map(outputs) -> None:
         assert any('print("tracing scale", x.shape, n)' in row for row in rows), rows
 
 
+@pytest.mark.browser
 def test_a_page_without_plotly_js_keeps_the_tables_and_says_why(outputs) -> None:
     with chromium_page(1400, 900) as page:
         page.route("https://cdn.plot.ly/**", lambda route: route.abort())

@@ -33,6 +33,13 @@ RUN_TIMEOUT_MS = 120_000  # a cold worker imports TensorFlow first
 SHOTS = repo_paths.SCREENSHOTS
 
 
+# A module of browser tests: skipped without Chromium; each test holds the host network still.
+USES_CHROMIUM = [
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent"),
+    pytest.mark.browser,
+]
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

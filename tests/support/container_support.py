@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import host_network
 import repo_paths
 
 ROOT = repo_paths.ROOT
@@ -146,58 +147,45 @@ class Container:
 
 def remove_leftovers() -> None:
     """Containers and networks of an earlier run that was killed before it could remove them."""
-    ids = docker("ps", "-aq", "--filter", f"label={LABEL}").stdout.split()
-    if ids:
-        docker("rm", "--force", *ids)
-    networks = docker("network", "ls", "-q", "--filter", f"label={LABEL}").stdout.split()
-    if networks:
-        docker("network", "rm", *networks, check=False)
+    with host_network.changing():
+        ids = docker("ps", "-aq", "--filter", f"label={LABEL}").stdout.split()
+        if ids:
+            docker("rm", "--force", *ids)
+        networks = docker("network", "ls", "-q", "--filter", f"label={LABEL}").stdout.split()
+        if networks:
+            docker("network", "rm", *networks, check=False)
 
 
 @contextlib.contextmanager
 def network(name: str) -> Iterator[str]:
     """A user-defined bridge network, as compose makes one per project (its services find each
     other by name there); removed afterwards."""
-    docker("network", "create", "--label", LABEL, name)
+    with host_network.changing():
+        docker("network", "create", "--label", LABEL, name)
     try:
         yield name
     finally:
-        docker("network", "rm", name, check=False)
+        with host_network.changing():
+            docker("network", "rm", name, check=False)
 
 
 @contextlib.contextmanager
 def running(image: str, run_argv: list[str], name: str) -> Iterator[Container]:
     started = time.monotonic()
-    cid = (
-        docker("run", "--detach", "--label", LABEL, "--name", name, *run_argv, image, timeout=120)
-        .stdout.strip()
-        .splitlines()[-1]
-    )
+    with host_network.changing():  # the container's veth pair
+        cid = (
+            docker("run", "--detach", "--label", LABEL, "--name", name, *run_argv, image, timeout=120)
+            .stdout.strip()
+            .splitlines()[-1]
+        )
     try:
         yield Container(cid, started)
     finally:
-        docker("rm", "--force", cid, check=False)
+        with host_network.changing():
+            docker("rm", "--force", cid, check=False)
 
 
 def proc_status(pid: int) -> dict[str, str]:
     """/proc/PID/status of a host pid as a dict ('Uid': '10001\t10001\t10001\t10001', ...)."""
     text = pathlib.Path(f"/proc/{pid}/status").read_text()
     return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
-
-
-def wait_network_settled(timeout_s: float = 30.0) -> None:
-    """Waits until no IPv6 address on this host is still tentative. A container's new veth and
-    bridge get link-local addresses a second or two after they appear; when duplicate address
-    detection ends, Chromium sees the network change and aborts what it is loading
-    (net::ERR_NETWORK_CHANGED), so a page opened just after a container started can fail."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            tentative = subprocess.run(
-                ["ip", "-6", "addr", "show", "tentative"], capture_output=True, text=True, timeout=10
-            ).stdout
-        except (OSError, subprocess.TimeoutExpired):
-            return  # no `ip`: nothing to wait for that we can see
-        if not tentative.strip():
-            return
-        time.sleep(0.2)

@@ -11,6 +11,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 
+import host_network
 import processes
 
 START_TIMEOUT_S = 60
@@ -53,23 +54,27 @@ def engine() -> Iterator[str]:
     # neither is undone when it stops. Without them published ports still work (docker-proxy
     # carries them) and builds use the host's network (build-image.sh --network host).
     # Its own session: a Ctrl-C of the tests must not stop it before the containers are removed.
-    process = subprocess.Popen(
-        [dockerd, "--iptables=false", "--ip-forward=false"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    process: subprocess.Popen | None = None
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not answers():
-            if process.poll() is not None:
-                raise NoEngine(f"dockerd exited with {process.returncode}:\n{_tail(log.name)}")
-            if time.monotonic() > deadline:
-                raise NoEngine(f"dockerd did not answer within {START_TIMEOUT_S} s:\n{_tail(log.name)}")
-            time.sleep(0.5)
+        with host_network.changing():  # dockerd makes its bridge, docker0, as it starts
+            process = subprocess.Popen(
+                [dockerd, "--iptables=false", "--ip-forward=false"],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not answers():
+                if process.poll() is not None:
+                    raise NoEngine(f"dockerd exited with {process.returncode}:\n{_tail(log.name)}")
+                if time.monotonic() > deadline:
+                    raise NoEngine(f"dockerd did not answer within {START_TIMEOUT_S} s:\n{_tail(log.name)}")
+                time.sleep(0.5)
         yield "dockerd started for these tests"
     finally:
-        processes.stop(process, 60)
+        if process is not None:
+            with host_network.changing():
+                processes.stop(process, 60)
         log.close()
     os.unlink(log.name)  # kept only when dockerd failed to start: that error quotes it
