@@ -153,8 +153,8 @@ def plan(asked: JobRequest, settings: Settings) -> tuple[Job, comparing.CompareS
     """The job (and side b's, with compare), checked as the CLI checks its flags."""
     try:
         job = job_request.to_job(asked, settings, hosted=True)
-    except FieldError as error:
-        raise Refusal(400, str(error), error.field) from None
+    except FieldError as error:  # worded as the CLI and the page word it: a call's names the call
+        raise Refusal(400, job_request.described(error, asked.calls), error.field) from None
     except PlaygroundError as error:  # the source's text (check_text)
         raise Refusal(400, str(error), "source") from None
     job = dataclasses.replace(job, language=i18n.current())

@@ -260,7 +260,11 @@ def request_from_args(args: argparse.Namespace, source: str | None = None, filen
 
 def job_from_args(args: argparse.Namespace, config: Settings) -> Job:
     """Checked before any worker starts: exit 2 for a bad spec or a missing version."""
-    job = dataclasses.replace(job_request.to_job(request_from_args(args), config), export=bool(args.export))
+    request = request_from_args(args)
+    try:
+        job = dataclasses.replace(job_request.to_job(request, config), export=bool(args.export))
+    except job_request.FieldError as error:  # a call's error names the call
+        raise job_request.FieldError(error.field, job_request.described(error, request.calls)) from None
     if args.in_process and job.tf_version:
         raise versions.VersionError(
             _("--in-process runs this interpreter's TensorFlow; --tf {version} needs the sandbox").format(

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import options, specs, versions
+from . import options, plan_fit, source_info, specs, versions
 from .config import Settings
 from .i18n import _
 from .job import Job
@@ -89,8 +89,16 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
     check_text(request.source)
     if hosted:
         _hosted_limits(request, config)
+    called = _called(request)
     for number, text in enumerate(request.calls):
-        _field(f"calls[{number}]", specs.parse_call, text, max_elements=config.max_tensor_elements)
+        field = f"calls[{number}]"
+        fill = plan_fit.placeholders(text, called)
+        if fill:
+            raise FieldError(field, fill)
+        call = _field(field, specs.parse_call, text, max_elements=config.max_tensor_elements)
+        problem = plan_fit.mismatch(call, called) if called else ""
+        if problem:
+            raise FieldError(field, problem)
     options.check(options.values_of(request))
     if request.timeout_s is not None and request.timeout_s <= 0:
         raise FieldError(
@@ -110,6 +118,26 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
         tf_version="" if chosen.default else chosen.version,
         **given,
     )
+
+
+def described(error: FieldError, calls: tuple[str, ...] | list[str]) -> str:
+    """The error as a person reads it: a call's names the call ("Call 2 ('float32[3], 2'): ...")."""
+    if error.field.startswith("calls["):
+        number = int(error.field[len("calls[") : -1])
+        if number < len(calls):
+            return _("Call {number} ({call}): {error}").format(
+                number=number + 1, call=specs.shown(calls[number]), error=error
+            )
+    return str(error)
+
+
+def _called(request: JobRequest) -> source_info.FunctionInfo | None:
+    """The function the plan calls, read from the source, when its parameters can be trusted
+    (not in script mode, and no decorator but tf.function's that could change them)."""
+    if not request.function:
+        return None
+    found = next((i for i in source_info.functions(request.source) if i.name == request.function), None)
+    return None if found is None or found.wrapped else found
 
 
 def _hosted_limits(request: JobRequest, config: Settings) -> None:

@@ -11,16 +11,69 @@ from .i18n import _
 @dataclass(frozen=True)
 class FunctionInfo:
     name: str
-    params: tuple[str, ...]
+    params: tuple[str, ...]  # every named parameter, in order (self left out of a method)
     line: int
     decorated: bool  # carries @tf.function (or any decorator naming "function")
     first_line: int = 0  # the first decorator, or the def line
     last_line: int = 0
+    positional_only: int = 0  # how many of params come before a "/"
+    keyword_only: tuple[str, ...] = ()  # the params after "*" or "*args"
+    defaults: tuple[tuple[str, str], ...] = ()  # param -> its default, as written
+    annotations: tuple[tuple[str, str], ...] = ()  # param -> its annotation, as written
+    star_args: bool = False  # takes *args
+    star_kwargs: bool = False  # takes **kwargs
+    input_signature: tuple[str, ...] | None = None  # the decorator's, in the plan's grammar
+    wrapped: bool = False  # a decorator other than tf.function may have changed its parameters
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The params a call must pass."""
+        given = dict(self.defaults)
+        return tuple(p for p in self.params if p not in given)
+
+    def text(self) -> str:
+        """f(x, y, lr=0.01), as the page and messages name it."""
+        given = dict(self.defaults)
+        shown = [f"{p}={given[p]}" if p in given else p for p in self.params]
+        return f"{self.name}({', '.join(shown)})"
 
 
 def _is_tf_function(decorator: ast.expr) -> bool:
     target = decorator.func if isinstance(decorator, ast.Call) else decorator
     return isinstance(target, (ast.Name, ast.Attribute)) and ast.unparse(target).endswith("function")
+
+
+def _input_signature(decorators: list[ast.expr]) -> tuple[str, ...] | None:
+    """input_signature=[tf.TensorSpec([None, 3], tf.float32), ...] of a tf.function decorator,
+    each entry as the plan writes a spec ("float32[None,3]"); None when there is none, or when
+    one entry is not a TensorSpec of literal shape and dtype (then nothing is guessed)."""
+    for decorator in decorators:
+        if not (isinstance(decorator, ast.Call) and _is_tf_function(decorator)):
+            continue
+        for keyword in decorator.keywords:
+            if keyword.arg == "input_signature" and isinstance(keyword.value, (ast.List, ast.Tuple)):
+                entries = [_tensor_spec(e) for e in keyword.value.elts]
+                return None if None in entries else tuple(e for e in entries if e is not None)
+    return None
+
+
+def _tensor_spec(node: ast.expr) -> str | None:
+    """ "float32[None,3]" for tf.TensorSpec(shape=[None, 3], dtype=tf.float32); None otherwise."""
+    if not (isinstance(node, ast.Call) and ast.unparse(node.func).endswith("TensorSpec")):
+        return None
+    given = dict(zip(("shape", "dtype"), node.args)) | {k.arg: k.value for k in node.keywords if k.arg}
+    shape = given.get("shape")
+    if not isinstance(shape, (ast.List, ast.Tuple)):
+        return None
+    dims = []
+    for dim in shape.elts:
+        if isinstance(dim, ast.Constant) and (dim.value is None or type(dim.value) is int):
+            dims.append("None" if dim.value is None else str(dim.value))
+        else:
+            return None
+    dtype = given.get("dtype")
+    name = "float32" if dtype is None else ast.unparse(dtype).rsplit(".", 1)[-1].strip("'\"")
+    return f"{name}[{','.join(dims)}]"
 
 
 def functions(source: str) -> list[FunctionInfo]:
@@ -33,18 +86,31 @@ def functions(source: str) -> list[FunctionInfo]:
 
     def add(node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str = "", skip_self: bool = False) -> None:
         args = node.args
-        names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
-        if skip_self and names:
-            names = names[1:]
+        positional = args.posonlyargs + args.args
+        # Python aligns the positional defaults with the last positional params.
+        defaults = list(
+            zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults)
+        )
+        defaults += [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        every = positional + args.kwonlyargs
+        skip = 1 if skip_self and every else 0
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         found.append(
             FunctionInfo(
                 prefix + node.name,
-                tuple(names),
+                tuple(a.arg for a in every[skip:]),
                 node.lineno,
                 any(_is_tf_function(d) for d in node.decorator_list),
                 first,
                 node.end_lineno or node.lineno,
+                positional_only=max(len(args.posonlyargs) - skip, 0),
+                keyword_only=tuple(a.arg for a in args.kwonlyargs),
+                defaults=tuple((name, ast.unparse(value)) for name, value in defaults),
+                annotations=tuple((a.arg, ast.unparse(a.annotation)) for a in every[skip:] if a.annotation),
+                star_args=args.vararg is not None,
+                star_kwargs=args.kwarg is not None,
+                input_signature=_input_signature(node.decorator_list),
+                wrapped=not all(_is_tf_function(d) for d in node.decorator_list),
             )
         )
 

@@ -72,7 +72,37 @@ class PyValue:
         return self.text
 
 
-Arg = TensorSpec | PyValue
+@dataclass(frozen=True)
+class TensorValue:
+    """A tensor with given values, as the call plan writes one: tf.constant(0.01),
+    tf.constant([[1, 2], [3, 4]], tf.float32) or tf.Variable(0.01). The values are literals
+    (read with ast.literal_eval, never run); `maker` is "constant" or "Variable"."""
+
+    maker: str
+    value: object
+    dtype: str | None
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def expression(self) -> str:
+        """The same tensor in plain TensorFlow: tf.constant(0.01, tf.float32)."""
+        dtype = f", tf.{self.dtype}" if self.dtype else ""
+        return f"tf.{self.maker}({self.value!r}{dtype})"
+
+    @property
+    def num_elements(self) -> int:
+        return _leaves(self.value)
+
+
+def _leaves(value: object) -> int:
+    if isinstance(value, (list, tuple)):
+        return sum(_leaves(v) for v in value)
+    return 1
+
+
+Arg = TensorSpec | PyValue | TensorValue
 
 
 @dataclass(frozen=True)
@@ -89,7 +119,7 @@ class CallSpec:
     @property
     def num_elements(self) -> int:
         every = list(self.args) + [v for _, v in self.kwargs]
-        return sum(a.num_elements for a in every if isinstance(a, TensorSpec))
+        return sum(a.num_elements for a in every if isinstance(a, (TensorSpec, TensorValue)))
 
 
 _COUNT_RE = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
@@ -220,23 +250,77 @@ def _count_text(count: int) -> str:
     return f"~10^{int((count.bit_length() - 1) * math.log10(2))}"
 
 
+PLACEHOLDER = "?"  # an argument the plan leaves for the person to write (contract/plan_fit.py)
+_MAKER_RE = re.compile(r"^(?:tf\.)?(constant|Variable)\s*\((.*)\)$", re.S)
+
+
 def parse_value(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> Arg:
-    """Parses one argument: a tensor spec, or a Python literal."""
+    """Parses one argument: a tensor spec, tf.constant(...) or tf.Variable(...) of a literal,
+    or a Python literal."""
     stripped = text.strip()
     if not stripped:
         raise SpecError(_("empty argument (two commas in a row?)"))
+    if stripped == PLACEHOLDER:
+        raise SpecError(
+            _("{mark} marks an argument still to write: a tensor spec such as float32[3], or a value").format(
+                mark=PLACEHOLDER
+            )
+        )
     if _SPEC_RE.match(stripped) and not stripped.startswith(("[", "(")):
         return parse_tensor_spec(stripped, max_elements=max_elements)
+    made = _MAKER_RE.match(stripped)
+    if made:
+        return _tensor_value(made.group(1), made.group(2), stripped, max_elements)
+    return PyValue(_literal(stripped), stripped)
+
+
+def _literal(text: str) -> object:
     try:
-        value = ast.literal_eval(stripped)
+        return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise SpecError(
             _(
-                "cannot read argument {text}: use DTYPE[DIMS] (e.g. float32[3]) or a Python literal "
-                '(1, 2.5, True, "a", None)'
-            ).format(text=repr(stripped))
+                "cannot read argument {text}: use DTYPE[DIMS] (e.g. float32[3]), tf.constant(0.5), "
+                'tf.Variable(0.5) or a Python literal (1, 2.5, True, "a", None)'
+            ).format(text=shown(text))
         ) from None
-    return PyValue(value, stripped)
+
+
+def _tensor_value(maker: str, inner: str, text: str, max_elements: int) -> TensorValue:
+    """tf.constant(VALUE[, DTYPE]) or tf.constant(VALUE, dtype=DTYPE); DTYPE as tf.float32,
+    float32 or "float32"."""
+    parts = split_top_level(inner)
+    value = _literal(parts[0])
+    dtype = None
+    if len(parts) == 2:
+        named = _NAME_RE.match(parts[1])
+        if named and named.group(1) != "dtype":
+            raise SpecError(
+                _("tf.{maker} takes a value and a dtype here, not {name}: {text}").format(
+                    maker=maker, name=repr(named.group(1)), text=shown(text)
+                )
+            )
+        raw = (named.group(2) if named else parts[1]).strip().strip("'\"")
+        dtype = parse_dtype(raw.removeprefix("tf."), text)
+    elif len(parts) > 2:
+        raise SpecError(
+            _("tf.{maker} takes a value and a dtype here: {text}").format(maker=maker, text=shown(text))
+        )
+    if not _is_values(value):
+        raise SpecError(
+            _("tf.{maker} needs numbers, booleans or strings, or lists of them: {text}").format(
+                maker=maker, text=shown(text)
+            )
+        )
+    made = TensorValue(maker, value, dtype, text)
+    check_size(made.num_elements, text, max_elements)
+    return made
+
+
+def _is_values(value: object) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_is_values(v) for v in value)
+    return isinstance(value, (bool, int, float, complex, str, bytes))
 
 
 NO_ARGUMENTS = "()"

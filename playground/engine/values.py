@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from ..contract import seeded
-from ..contract.specs import CallSpec, PyValue, TensorSpec
+from ..contract.specs import Arg, CallSpec, TensorSpec, TensorValue
 
 _MAX_SUMMARY = 300
 
@@ -22,8 +22,12 @@ def make_tensor(spec: TensorSpec, seed: int) -> tf.Tensor:
     return seeded.make_tensor(spec.dtype, tuple(dims), seed)
 
 
-def make_value(arg: TensorSpec | PyValue, seed: int) -> Any:
-    return make_tensor(arg, seed) if isinstance(arg, TensorSpec) else arg.value
+def make_value(arg: Arg, seed: int) -> Any:
+    if isinstance(arg, TensorSpec):
+        return make_tensor(arg, seed)
+    if isinstance(arg, TensorValue):  # a literal, read by ast.literal_eval: nothing runs here
+        return (tf.Variable if arg.maker == "Variable" else tf.constant)(arg.value, dtype=arg.dtype)
+    return arg.value
 
 
 def make_args(call: CallSpec, call_index: int) -> tuple[list[Any], dict[str, Any]]:

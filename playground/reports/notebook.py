@@ -19,7 +19,7 @@ from nbformat import v4
 from ..contract import seeded
 from ..contract.i18n import _
 from ..contract.job import Job, Report
-from ..contract.specs import CallSpec, PyValue, TensorSpec, parse_call, parse_signature
+from ..contract.specs import CallSpec, PyValue, TensorSpec, TensorValue, parse_call, parse_signature
 from .safe_text import markdown_literal
 
 # The engine's own function, so a notebook's calls see the tensors the playground's calls saw.
@@ -33,6 +33,8 @@ MAX_NOTEBOOK_BYTES = 4 << 20  # a notebook opened into the editor; outputs make 
 def _arg(arg: object, seed: int) -> str:
     if isinstance(arg, TensorSpec):
         return f"make_tensor({arg.dtype!r}, {tuple(arg.shape)!r}, seed={seed})"
+    if isinstance(arg, TensorValue):
+        return arg.expression()
     assert isinstance(arg, PyValue)
     return repr(arg.value)
 

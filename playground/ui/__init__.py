@@ -82,8 +82,9 @@ def main() -> None:
         infos = editor.source_editor(settings)
         plan.show_error(keys.SOURCE)
         info = editor.function_picker(infos)
+        plan.follow_code(info)
         plan.argument_builder(info)
-        plan.plan_text()
+        plan.plan_text(info)
 
         def option_inputs() -> None:
             options.options(settings.max_timing_budget_s)
@@ -131,8 +132,15 @@ def result_area(wide: DeltaGenerator | None = None) -> None:
     if st.session_state.get(keys.RUN_ERROR):
         st.error(markdown_literal(st.session_state[keys.RUN_ERROR]))  # may quote a worker
     result = state.result()
-    if result is None:
+    if result is None and not st.session_state.get(keys.RUN_ERROR):
         st.info(_("Press **Run** to trace the function with the call plan."))
+    elif result is not None and results.out_of_date(result, state.current_values()):
+        st.warning(
+            _(
+                "Out of date: these results are from run {number}, and the code, the function or "
+                "the plan has changed since. Press **Run** to see the current ones."
+            ).format(number=result.number)
+        )
     drew_wide = result is not None and results.render(result, wide=wide)
     if wide is not None and not drew_wide:
         wide.empty()  # no code view this time: the slot held the last one

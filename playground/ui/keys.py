@@ -77,6 +77,8 @@ PRESENT_PENDING = "_present_pending"  # (slug, runs so far) a presenter step sti
 LANGUAGE_CHOSEN = "_language_chosen"  # the language came from the URL or the toggle
 OPTIONS_NAMED = "_options_named"  # keys of the non-default settings the options named
 OPTIONS_ERRORS = "_options_errors"  # keys of the options' fields with an error, last run
+PLAN_FOR = "_plan_for"  # [function, params] the plan was last checked against
+PLAN_REBUILT = "_plan_rebuilt"  # (function, old plan, new plan) when the plan was rebuilt
 
 
 def param(kind: str, name: str) -> str:

@@ -7,10 +7,12 @@ import dataclasses
 
 import streamlit as st
 
-from ..contract import i18n, source_info, specs
+from ..contract import i18n, plan_fit, source_info, specs
 from ..contract.errors import SpecError
 from ..contract.i18n import _
 from ..contract.source_info import FunctionInfo
+from ..reports.safe_text import code_span
+from ..reports.safe_text import markdown_literal as md
 from . import folded, keys
 
 KINDS = ("tensor", "python")
@@ -32,14 +34,67 @@ def param_arg(name: str, *, dynamic: bool) -> str:
     return f"{dtype}[{shape}]"
 
 
-def append_call(info_params: tuple[str, ...]) -> None:
-    """on_click: turn the per-parameter choices into one more line of the plan."""
+def append_call(info: FunctionInfo) -> None:
+    """on_click: turn the per-parameter choices into one more line of the plan; a plan that
+    does not fit the function is replaced, not added to."""
     line = ", ".join(
         f"{p}={param_arg(p, dynamic=False)}" if i and _is_python(p) else param_arg(p, dynamic=False)
-        for i, p in enumerate(info_params)
+        for i, p in enumerate(info.params)
     )
     current = str(st.session_state.get(keys.CALLS, "")).rstrip("\n")
-    st.session_state[keys.CALLS] = f"{current}\n{line}" if current else line
+    fits = plan_fit.fits(call_lines(current), info)
+    st.session_state[keys.CALLS] = f"{current}\n{line}" if current and fits else line
+
+
+def follow_code(info: FunctionInfo | None) -> None:
+    """When the function to call, or its parameters, change, a plan that no longer fits it is
+    rebuilt from the parameters (contract/plan_fit.py); the plan it replaced is shown under it,
+    to copy back. A first view keeps the plan it came with (an example's, a share link's)."""
+    key = [info.name, list(info.params)] if info else None
+    held = st.session_state.get(keys.PLAN_FOR, "first view")
+    st.session_state[keys.PLAN_FOR] = key
+    if info is None or held in ("first view", key) or info.wrapped:
+        return
+    old = str(st.session_state.get(keys.CALLS, ""))
+    if call_lines(old) and plan_fit.fits(call_lines(old), info):
+        return
+    st.session_state[keys.CALLS] = plan_fit.suggested_call(info)
+    st.session_state[keys.PLAN_REBUILT] = (info.text(), old, st.session_state[keys.CALLS])
+
+
+def _rebuilt_note() -> None:
+    rebuilt = st.session_state.get(keys.PLAN_REBUILT)
+    if not rebuilt or rebuilt[2] != st.session_state.get(keys.CALLS):
+        return  # edited since: the note no longer describes the plan
+    function, old, _new = rebuilt
+    note = _("Rebuilt from the parameters of {function}: the plan before did not fit it.").format(
+        function=code_span(function)
+    )
+    if old.strip():
+        note += " " + _("It was: {plan}").format(plan=code_span(" · ".join(call_lines(old))))
+    st.caption(note)
+
+
+def problems(lines: list[str], info: FunctionInfo | None) -> list[str]:
+    """What Run would refuse in the plan, said before it is pressed: a call that does not fit
+    the function, or a "?" still to fill in."""
+    if info is None or info.wrapped:
+        return []
+    found = []
+    for number, line in enumerate(lines, 1):
+        problem = plan_fit.placeholders(line, info)
+        if not problem:
+            try:
+                problem = plan_fit.mismatch(specs.parse_call(line), info)
+            except SpecError:
+                continue  # the grammar's own message comes at Run
+        if problem:
+            found.append(
+                _("Call {number} ({call}): {error}").format(
+                    number=number, call=specs.shown(line), error=problem
+                )
+            )
+    return found
 
 
 def build_signature(info_params: tuple[str, ...]) -> None:
@@ -85,9 +140,7 @@ def argument_builder(info: FunctionInfo | None) -> None:
                 st.session_state.setdefault(keys.param("value", name), "1")
                 c3.text_input(_("Python value"), key=keys.param("value", name))
         b1, b2 = st.columns(2)
-        b1.button(
-            _("Add this call to the plan"), key=keys.APPEND_CALL, on_click=append_call, args=(info.params,)
-        )
+        b1.button(_("Add this call to the plan"), key=keys.APPEND_CALL, on_click=append_call, args=(info,))
         b2.button(
             _("Use as input_signature"),
             key=keys.BUILD_SIGNATURE,
@@ -100,18 +153,26 @@ def kind_label(kind: str) -> str:
     return {"tensor": _("tensor"), "python": _("Python value")}.get(kind, kind)
 
 
-def plan_text() -> None:
+def plan_text(info: FunctionInfo | None = None) -> None:
     st.text_area(
         _("Call plan: one call per line"),
         key=keys.CALLS,
         height=110,
         help=_(
-            "Tensor specs like float32[3] make a random tensor of that shape; Python "
-            "literals pass as they are; name=value passes by keyword. "
-            'Example: "float32[2,3], n=2". A line "()" is a call with no arguments.'
+            "One call per line, its arguments as in Python. A tensor spec such as float32[2,3] "
+            "makes a random tensor of that shape; tf.constant(0.01) or tf.constant([[1, 2]], "
+            "tf.float32) a tensor of those values; tf.Variable(0.01) a variable; a Python "
+            'literal (1, 0.5, True, "a", None) passes as it is; name=value passes by keyword. '
+            'Example: "float32[2,3], lr=0.01". A line "()" is a call with no arguments; "?" '
+            "marks an argument still to write."
         ),
     )
-    show_error(keys.CALLS)
+    _rebuilt_note()
+    if st.session_state.get(keys.FIELD_ERRORS, {}).get(keys.CALLS):
+        show_error(keys.CALLS)  # the last Run's refusal, which names the same problem
+        return
+    for problem in problems(call_lines(str(st.session_state.get(keys.CALLS) or "")), info):
+        st.warning(md(problem))
 
 
 def show_error(key: str) -> None:

@@ -74,10 +74,7 @@ def checked_job(
 def _as_page_field(error: FieldError, lines: list[str]) -> tuple[str, str]:
     """The request's field as the page's widget, and its message as the page words it."""
     if error.field.startswith("calls["):
-        number = int(error.field[len("calls[") : -1])
-        return keys.CALLS, _("Call {number} ({call}): {error}").format(
-            number=number + 1, call=repr(lines[number]), error=error
-        )
+        return keys.CALLS, job_request.described(error, lines)
     if error.field == "signature":
         return keys.SIGNATURE, f"input_signature: {error}"
     return error.field, str(error)

@@ -19,6 +19,7 @@ from ..runs.fairness import FairExecutor
 from ..runs.service import log_run
 from . import compare_run, export_zip, keys, request, state
 from .client import client_id
+from .results import tab_label as results_tab_label
 
 
 def executor() -> FairExecutor:
@@ -71,7 +72,7 @@ def warm() -> None:
     try:
         executor()
     except PlaygroundError as error:  # e.g. an unknown PLAYGROUND_EXECUTOR: say so at Run time
-        st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
+        st.session_state[keys.RUN_ERROR] = str(error)
 
 
 def pristine_example(values: dict) -> str | None:
@@ -202,7 +203,9 @@ def _run(settings: Settings) -> None:
     st.session_state[keys.FIELD_ERRORS] = errors
     st.session_state.pop(keys.RUN_ERROR, None)
     if job is None:
-        st.rerun()  # redraw so each message sits next to its field
+        # Said next to Run, where the eye is, and again next to its field.
+        st.session_state[keys.RUN_ERROR] = _("Not run: {problem}").format(problem=next(iter(errors.values())))
+        st.rerun()
     session, client = _session_id(), client_id(settings.client_ip_header)
     side_b = compare_run.prepare(values, job)  # None: no compare; a bad setting reruns
     started = time.monotonic()
@@ -220,13 +223,15 @@ def _run(settings: Settings) -> None:
     except PlaygroundError as error:
         log_run(session, started, error=error, client=client)
         progress.finish(_("The run did not finish"))
-        st.session_state[keys.RUN_ERROR] = f"{type(error).__name__}: {error}"
+        st.session_state[keys.RUN_ERROR] = str(error)  # worded for a person; no class names
         return
     log_run(session, started, report, client=client)
     progress.finish(_("Done: {summary}").format(summary=markdown_literal(report.message or report.status)))
     previous = state.result()
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.
     archives = export_zip.collect(report.export.path) if report.export else {}
+    if report.status != "ok" or report.error:  # open on what went wrong, not on Converted code
+        st.session_state[keys.RESULT_TAB] = results_tab_label("Problems")
     st.session_state[keys.RESULT] = state.Result(
         job=job,
         report=report,

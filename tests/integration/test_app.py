@@ -134,7 +134,8 @@ def test_bad_signature_is_refused(app: AppTest) -> None:
     app.run()
     app.text_input(key=keys.SIGNATURE).input("float32[None,").run()
     app.button(key=keys.RUN).click().run()
-    assert any(e.value.startswith("input_signature:") for e in app.error)
+    assert any(e.value.startswith("input_signature:") for e in app.error)  # by the field
+    assert any(shown(e.value).startswith("Not run: input_signature:") for e in app.error)  # by Run
 
 
 def test_error_report_highlights_line_in_problems(app: AppTest) -> None:
@@ -153,6 +154,7 @@ def test_worker_crash_keeps_code_and_says_what_happened(app: AppTest, monkeypatc
     monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:crashing")
     app.run()
     app.text_area(key=keys.SOURCE).input(SQUARE["source"]).run()
+    app.text_area(key=keys.CALLS).input("\n".join(SQUARE["calls"])).run()
     app.button(key=keys.RUN).click().run()
     assert metric(app, "Status") == "killed"
     assert any("killed" in e.value for e in app.error)
@@ -164,7 +166,10 @@ def test_missing_recording_shows_playground_error_not_exception(app: AppTest) ->
     app.text_area(key=keys.CALLS).input("float32[9]").run()
     app.button(key=keys.RUN).click().run()
     assert not app.exception
-    assert any("SandboxError" in e.value for e in app.error)
+    # Said in words, without the exception's class name.
+    assert any("no recorded report" in shown(e.value) and "Error" not in e.value for e in app.error), [
+        e.value for e in app.error
+    ]
 
 
 def test_timing_tab_plots_modes_on_log_axis_and_phases(app: AppTest) -> None:
@@ -636,7 +641,7 @@ def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(fold
         {
             keys.SOURCE: SQUARE["source"],
             keys.FUNCTION: "square_sum",
-            keys.CALLS: "float32[4]",
+            keys.CALLS: "float32[4], n=2",
             keys.REDUCE_RETRACING: True,
         }
     )
@@ -650,7 +655,8 @@ def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(fold
     app.session_state[keys.SIGNATURE] = "float32[None,"  # an error inside a folded panel
     app.button(key=keys.RUN).click().run()
     assert app.text_input(key=keys.SIGNATURE).value == "float32[None,"  # opened to show it
-    assert any(e.value.startswith("input_signature:") for e in app.error)
+    assert any(e.value.startswith("input_signature:") for e in app.error)  # by the field
+    assert any(shown(e.value).startswith("Not run: input_signature:") for e in app.error)  # by Run
     app.toggle(key=keys.TIMING).set_value(True).run()  # named "timing" / "计时"
     app.session_state[keys.OPTIONS_PANEL] = False  # the user folds it anyway
     app.run()

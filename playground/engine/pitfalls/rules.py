@@ -344,27 +344,65 @@ def _line(seen: Seen) -> int | None:
 
 @observed_rule
 def python_scalar_arg(seen: Seen) -> list[Warning]:
-    changes_by_arg: dict[str, list[str]] = {}
-    for call in seen.report.calls:
-        for part in (call.reason or "").split("; "):
-            arg, _sep, change = part.partition(": ")
-            if change.startswith("Python value"):
-                changes_by_arg.setdefault(arg, []).append(change.removeprefix("Python value "))
+    """One warning naming every argument whose Python value changed (a rule's warnings are one
+    per function and line), with the exact edit for each: its first value as a tensor."""
+    changes = _python_value_changes(seen)
+    if not changes:
+        return []
+    edits = ", ".join(
+        _("tf.constant({value}) for {arg}").format(value=steps[0].split(" -> ")[0], arg=arg)
+        for arg, steps in changes.items()
+    )
     return [
         Warning(
             "python-scalar-arg",
             _line(seen),
             _(
-                "{name}: the Python value of {arg} changed between calls ({changes}), and every "
-                "new value traced a new graph."
-            ).format(name=seen.name, arg=repr(arg), changes="; ".join(changes[:4])),
+                "{name}: the Python value of {args} changed between calls ({changes}). A Python "
+                "value is part of what a trace is for, so each new value traced a new graph."
+            ).format(
+                name=seen.name,
+                args=", ".join(changes),
+                changes="; ".join(f"{arg} {', '.join(steps[:3])}" for arg, steps in changes.items()),
+            ),
             _(
-                "Pass {arg} as a tensor (tf.constant) so one graph serves all values, or keep it fixed."
-            ).format(arg=arg),
+                "Pass them as tensors, so one graph serves every value: {edits}, in your code and "
+                "in the call plan (or a tf.Variable that you assign). An input_signature with a "
+                "TensorSpec for each also turns Python numbers into tensors; reduce_retracing does "
+                "not help, since it relaxes shapes, not values."
+            ).format(edits=edits),
             seen.name,
         )
-        for arg, changes in changes_by_arg.items()
     ]
+
+
+def _python_value_changes(seen: Seen) -> dict[str, list[str]]:
+    """Argument -> its Python value changes ("0.01 -> 0.005"), read from the calls' reasons."""
+    changes: dict[str, list[str]] = {}
+    for call in seen.report.calls:
+        for part in (call.reason or "").split("; "):
+            arg, _sep, change = part.partition(": ")
+            if change.startswith("Python value"):
+                changes.setdefault(arg, []).append(change.removeprefix("Python value "))
+    return changes
+
+
+def _retrace_causes(seen: Seen) -> set[str]:
+    """What made the retraces: "value" (a Python value), "shape" (a shape or dtype, or a new
+    argument), "other" (no argument changed)."""
+    causes = set()
+    for call in seen.report.calls:
+        if not call.retraced or call.reason in (None, "first call"):
+            continue
+        for part in call.reason.split("; "):
+            _arg, _sep, change = part.partition(": ")
+            if "Python value" in change:  # a new value, or a tensor that became one
+                causes.add("value")
+            elif change.startswith(("shape", "dtype", "new argument")) or " -> " in change:
+                causes.add("shape")
+            else:
+                causes.add("other")
+    return causes
 
 
 @observed_rule
@@ -373,12 +411,30 @@ def excessive_retracing(seen: Seen) -> list[Warning]:
     retraces = sum(1 for c in seen.report.calls if c.retraced)
     if not (traces > EXCESSIVE_TRACES or (calls >= 3 and retraces > calls / 2 and traces > 2)):
         return []
-    suggestion = suggest_signature([c.args for c in seen.report.calls])
-    hint = (
-        f"input_signature={suggestion}"
-        if suggestion
-        else _("an input_signature with None for the dimensions that vary")
-    )
+    causes = _retrace_causes(seen)
+    fixes = []
+    if "shape" in causes:
+        suggestion = suggest_signature([c.args for c in seen.report.calls])
+        hint = (
+            f"input_signature={suggestion}"
+            if suggestion
+            else _("an input_signature with None for the dimensions that vary")
+        )
+        fixes.append(
+            _(
+                "For the shapes: use {hint}, or reduce_retracing=True (formerly "
+                "experimental_relax_shapes) so TF generalises the shapes after a retrace."
+            ).format(hint=hint)
+        )
+    if "value" in causes:
+        fixes.append(_("For the Python values: pass them as tensors (see python-scalar-arg)."))
+    if "other" in causes or not fixes:
+        fixes.append(
+            _(
+                "No argument changed: create what the function uses (models, optimizers, "
+                "variables) once, outside it, and use the same objects on every call."
+            )
+        )
     return [
         Warning(
             "excessive-retracing",
@@ -386,10 +442,7 @@ def excessive_retracing(seen: Seen) -> list[Warning]:
             _("{name} traced {traces} time(s) in {calls} call(s); each trace rebuilds the graph.").format(
                 name=seen.name, traces=traces, calls=calls
             ),
-            _(
-                "Use {hint}, or reduce_retracing=True (formerly experimental_relax_shapes) so TF "
-                "generalises the shapes after a retrace."
-            ).format(hint=hint),
+            sentences(*fixes),
             seen.name,
         )
     ]

@@ -86,7 +86,8 @@ def environment_line(report: Report, number: int) -> None:
         )
 
 
-def summary(report: Report) -> None:
+def summary(result: Result) -> None:
+    report = result.report
     calls = sum(len(f.calls) for f in report.functions)
     failed = sum(1 for f in report.functions for c in f.calls if c.error and not c.handled)
     c1, c2, c3, c4 = st.columns(4)
@@ -99,12 +100,39 @@ def summary(report: Report) -> None:
     c3.metric(_("Problems"), len(report.warnings) + failed + (1 if report.error else 0))
     c4.metric(_("Status"), md(status_text(report.status)))  # a metric's value is markdown
     if report.status != "ok" or report.error:
-        # The report's message names the exception and its line; the Problems tab has the rest.
         text = report.message or (report.error.message if report.error else "")
         status = status_text(report.status)
         st.error(_("{status}: {message}").format(status=md(status), message=md(text)) if text else md(status))
+        what_went_wrong(result)
     elif report.message:
         st.success(md(report.message))
+
+
+def what_went_wrong(result: Result) -> None:
+    """The first error of the run, whole, under the status: its type, which call, which line,
+    and its full message (TensorFlow's "in user code:" block with the user's own frames). The
+    Problems tab has every error and the traceback."""
+    errors = problems.grouped_errors(result)
+    if not errors:
+        return
+    where, error = errors[0]
+    line = _(", line {line}").format(line=error.line) if error.line else ""
+    st.markdown(_("**{type}** in {where}{line}:").format(type=md(error.type), where=where, line=line))
+    st.code(error.message or error.type, language="text", wrap_lines=True)
+    if len(errors) > 1:
+        st.caption(_("{n} more error(s) in the Problems tab.").format(n=len(errors) - 1))
+
+
+def out_of_date(result: Result, values: dict) -> bool:
+    """Whether the code, the function or the plan changed since this result's run."""
+    from ..plan import call_lines
+
+    job = result.job
+    return (
+        str(values.get(keys.SOURCE) or "") != job.source
+        or (str(values.get(keys.FUNCTION) or "") or None) != job.function
+        or tuple(call_lines(str(values.get(keys.CALLS) or ""))) != tuple(job.calls)
+    )
 
 
 STATUSES = {
@@ -198,7 +226,7 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
         compare.render(result)
         return False
     environment_line(report, result.number)
-    summary(report)
+    summary(result)
     notebook_download(result)
     claim_checks(result)
     function = pick_function(report)

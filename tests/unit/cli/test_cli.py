@@ -74,12 +74,22 @@ def test_json_report_has_the_fixed_fields(process_py):
 
 
 def test_user_error_exits_1_and_reports_the_line(process_py):
-    result = cli(
-        "analyze", process_py, "--function", "process", "--call", "float32[3], 2", "--json", "--in-process"
-    )
+    result = cli("analyze", process_py, "--function", "process", "--call", "None", "--json", "--in-process")
     assert result.returncode == 1
     call = json.loads(result.stdout)["functions"][0]["calls"][0]
-    assert call["error"]["type"] == "TypeError" and "does not fit process(x)" in call["error"]["message"]
+    shape_line = 1 + next(i for i, line in enumerate(PROCESS.splitlines()) if "x.shape" in line)
+    assert call["error"]["type"] == "AttributeError" and call["error"]["line"] == shape_line, call
+
+
+def test_a_call_that_does_not_fit_the_function_is_refused_before_it_runs(process_py):
+    result = cli(
+        "analyze", process_py, "--function", "process", "--call", "float32[3]", "--call", "float32[3], 2"
+    )
+    assert result.returncode == 2 and not result.stdout
+    assert (
+        "Call 2 ('float32[3], 2'): process takes x; this call passes 2 positional argument(s)"
+        in result.stderr
+    )
 
 
 def test_stdin_script_mode_and_text_summary():

@@ -138,3 +138,37 @@ def test_sweep_sizes_and_positions_are_ascii_digits():
     for text in ("x[0]=²", "x[0]=١٦", "x[0]=" + "9" * 5000, "x[²]=8", "x[0" + "0" * 5000 + "]=8", "²[0]=8"):
         with pytest.raises(SpecError):
             specs.parse_sweep(text)
+
+
+def test_tensors_of_given_values_constants_and_variables():
+    call = specs.parse_call(
+        "tf.constant(0.01), lr=tf.Variable(0.5), v=tf.constant([[1, 2], [3, 4]], dtype=tf.int64)"
+    )
+    first, (_lr, variable), (_v, matrix) = call.args[0], *call.kwargs
+    assert first == specs.TensorValue("constant", 0.01, None, "tf.constant(0.01)")
+    assert variable.maker == "Variable" and variable.value == 0.5
+    assert matrix.dtype == "int64" and matrix.num_elements == 4
+    assert matrix.expression() == "tf.constant([[1, 2], [3, 4]], tf.int64)"
+    assert specs.parse_value('constant(1, "float64")').dtype == "float64"  # tf. and quotes optional
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("tf.constant(1, flaot32)", "did you mean float32"),
+        ("tf.constant(x)", "cannot read argument 'x'"),
+        ("tf.constant({1: 2})", "needs numbers, booleans or strings"),
+        ("tf.constant(1, shape=[3])", "not 'shape'"),
+        ("tf.constant(1, tf.float32, 3)", "takes a value and a dtype here"),
+        ("?", "? marks an argument still to write"),
+    ],
+)
+def test_bad_tensor_values_name_the_problem(text, named):
+    with pytest.raises(SpecError) as info:
+        specs.parse_call(text)
+    assert named in str(info.value)
+
+
+def test_a_tensor_of_given_values_counts_toward_the_cap():
+    with pytest.raises(TensorTooLargeError, match="over the cap of 10"):
+        specs.parse_call("tf.constant([" + ", ".join(["0"] * 11) + "])", max_elements=10)

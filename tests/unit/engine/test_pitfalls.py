@@ -84,10 +84,31 @@ def test_python_scalar_arg_and_excessive_retracing_from_the_run():
     codes = {c for c, _ in found}
     assert codes == {"python-scalar-arg", "excessive-retracing"}
     scalar = next(w for w in report.warnings if w.code == "python-scalar-arg")
-    assert "'n'" in scalar.message and "1 -> 2" in scalar.message
+    assert "Python value of n changed between calls (n 1 -> 2, 2 -> 3, 3 -> 4)" in scalar.message
     # The same function with a constant n traces once: no warning at all.
     found, _ = warnings(body, calls=("float32[3], 1",) * 4)
     assert found == set()
+
+
+TRAIN_STEP = "@tf.function\ndef train_step(x, lr, step):\n    return x * lr + tf.cast(step, tf.float32)\n"
+
+
+def test_every_python_value_that_changed_is_named_with_its_exact_edit():
+    calls = ("float32[3], 0.01, 1", "float32[3], 0.01, 2", "float32[3], 0.005, 3", "float32[3], 0.005, 4")
+    _, report = warnings(TRAIN_STEP, "train_step", calls)
+    scalar = next(w for w in report.warnings if w.code == "python-scalar-arg")
+    assert "Python value of step, lr changed" in scalar.message and "lr 0.01 -> 0.005" in scalar.message
+    assert "tf.constant(1) for step, tf.constant(0.01) for lr" in scalar.fix
+    retracing = next(w for w in report.warnings if w.code == "excessive-retracing")
+    # The cause is values, not shapes: no input_signature with None, no reduce_retracing.
+    assert retracing.fix == "For the Python values: pass them as tensors (see python-scalar-arg)."
+    # The edit it names, made in the plan, leaves one trace (test_tracing checks plain TF agrees).
+    tensors = [
+        f"float32[3], tf.constant({lr}), tf.constant({step})"
+        for lr, step in ((0.01, 1), (0.01, 2), (0.005, 3))
+    ]
+    found, fixed = warnings(TRAIN_STEP, "train_step", tensors)
+    assert fixed.functions[0].tracing_count == 1 and found == set()
 
 
 def test_excessive_retracing_suggests_the_covering_signature():

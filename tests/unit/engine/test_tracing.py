@@ -233,3 +233,37 @@ def test_fallbacks_name_the_private_apis_this_version_lacks():
     assert all(f.available and f.detail for f in report.fallbacks)
     assert reasons(report) == ["first call", "x: shape (2,) -> (3,)"]  # the fallback worked
     assert "shape=(3,)" in report.functions[0].concrete_signatures[-1]
+
+
+LEARNING_RATE = "import tensorflow as tf\n\n@tf.function\ndef step(x, lr):\n    return x * lr\n"
+
+
+def plain_tf_traces(make_lr) -> int:
+    """The same three calls in plain TensorFlow: the reference the engine must match."""
+    namespace: dict = {}
+    exec(LEARNING_RATE, namespace)  # noqa: S102 - the test's own source
+    x = tf.ones([3])
+    for value in (0.01, 0.005, 0.001):
+        namespace["step"](x, make_lr(value))
+    return namespace["step"].experimental_get_tracing_count()
+
+
+@pytest.mark.parametrize(
+    ("written", "make_lr"),
+    [
+        ("{}", lambda v: v),
+        ("tf.constant({})", tf.constant),
+        ("tf.Variable({})", tf.Variable),
+    ],
+)
+def test_a_learning_rate_passed_as_the_plan_writes_it_traces_as_plain_tf_does(written, make_lr):
+    calls = [f"tf.constant([1.0, 1.0]), {written.format(v)}" for v in (0.01, 0.005, 0.001)]
+    report = run(LEARNING_RATE, "step", calls)
+    assert report.status == "ok", report.message
+    assert report.functions[0].tracing_count == plain_tf_traces(make_lr)
+    assert report.functions[0].calls[1].output == "float32[2] [0.005 0.005]"  # the values given
+
+
+def test_a_tensor_of_given_values_arrives_with_those_values():
+    report = run(IDENTITY, "f", ["tf.constant([[1, 2], [3, 4]], tf.int64)"])
+    assert report.functions[0].calls[0].output == "int64[2,2] [[1 2] [3 4]]"

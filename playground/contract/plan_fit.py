@@ -1,0 +1,129 @@
+"""Whether a call of the plan fits the function it calls, said in words before a run starts
+("train_step takes x, y, lr, step; this call passes 1 argument, without y"), and the call a
+function's own parameters suggest: its input_signature, defaults and annotations, and a "?" to
+fill in where they say nothing. Pure Python: the page, the API and the CLI check with it."""
+
+from __future__ import annotations
+
+from . import specs
+from .i18n import _
+from .source_info import FunctionInfo
+from .specs import CallSpec
+
+# What an annotation says a first call could pass; anything else is left to the person ("?").
+ANNOTATED = {
+    "int": "1",
+    "float": "0.5",
+    "bool": "True",
+    "str": '"a"',
+}
+TENSOR_ANNOTATIONS = ("Tensor", "ndarray", "Variable")
+TENSOR_GUESS = "float32[3]"
+DYNAMIC_SIZE = 2  # a None dim of the function's input_signature, in a suggested call
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names)
+
+
+def mismatch(call: CallSpec, info: FunctionInfo) -> str:
+    """Why `call` cannot bind to the function's parameters, as Python would refuse it; "" if it can."""
+    positional = [p for p in info.params if p not in info.keyword_only]
+    given = len(call.args) + len(call.kwargs)
+    takes = _("{function} takes {params}").format(function=info.name, params=_names(list(info.params)))
+    if len(call.args) > len(positional) and not info.star_args:
+        return _("{takes}; this call passes {n} positional argument(s)").format(takes=takes, n=len(call.args))
+    bound = set(positional[: len(call.args)])
+    for name, _value in call.kwargs:
+        if name in bound:
+            return _("{takes}; this call passes {name} twice, by position and by name").format(
+                takes=takes, name=name
+            )
+        by_position_only = name in info.params[: info.positional_only]
+        if (name not in info.params and not info.star_kwargs) or by_position_only:
+            return _("{takes}; it has no parameter {name} to pass by name").format(takes=takes, name=name)
+    named = {name for name, _value in call.kwargs}
+    missing = [p for p in info.required if p not in bound and p not in named]
+    if missing:
+        return _("{takes}; this call passes {n} argument(s), without {missing}").format(
+            takes=takes, n=given, missing=_names(missing)
+        )
+    return ""
+
+
+def placeholders(text: str, info: FunctionInfo | None) -> str:
+    """The parameters a call still marks "?" for the person to fill in, named; "" if none."""
+    try:
+        parts = specs.split_top_level(text)
+    except specs.SpecError:
+        return ""  # the parser says what is wrong with it
+    names = []
+    for position, part in enumerate(parts):
+        name, _sep, value = part.partition("=") if "=" in part else ("", "", part)
+        if value.strip() != specs.PLACEHOLDER:
+            continue
+        if name.strip():
+            names.append(name.strip())
+        elif info is not None and position < len(info.params):
+            names.append(info.params[position])
+        else:
+            names.append(_("argument {number}").format(number=position + 1))
+    if not names:
+        return ""
+    return _(
+        "fill in {names}: each {mark} marks an argument to write, a tensor spec such as "
+        "float32[3] or a value such as 0.01"
+    ).format(names=_names(names), mark=specs.PLACEHOLDER)
+
+
+def _value(info: FunctionInfo, param: str, position: int) -> str:
+    signature = info.input_signature or ()
+    if position < len(signature):
+        spec = specs.parse_tensor_spec(signature[position], allow_dynamic=True)
+        dims = ",".join(str(DYNAMIC_SIZE if d is None else d) for d in spec.shape)
+        return f"{spec.dtype}[{dims}]"
+    default = dict(info.defaults).get(param)
+    if default is not None:
+        return default
+    annotation = dict(info.annotations).get(param, "")
+    if annotation in ANNOTATED:
+        return ANNOTATED[annotation]
+    if any(word in annotation for word in TENSOR_ANNOTATIONS):
+        return TENSOR_GUESS
+    return specs.PLACEHOLDER
+
+
+def _readable(text: str) -> bool:
+    """Whether the plan's grammar reads a default as written (tf.zeros(3) it does not)."""
+    try:
+        specs.parse_value(text)
+    except specs.SpecError:
+        return False
+    return True
+
+
+def suggested_call(info: FunctionInfo) -> str:
+    """One call from the parameters: positional for those without a default, by name for those
+    with one (a default the plan cannot read is left to Python), "?" where nothing says."""
+    defaults = dict(info.defaults)
+    parts = []
+    for position, param in enumerate(info.params):
+        value = _value(info, param, position)
+        if param in defaults and value == defaults[param] and not _readable(value):
+            continue  # Python passes it
+        by_name = param in defaults or param in info.keyword_only
+        parts.append(f"{param}={value}" if by_name else value)
+    return ", ".join(parts) if parts else specs.NO_ARGUMENTS
+
+
+def fits(lines: list[str], info: FunctionInfo) -> bool:
+    """Whether every line of a plan binds to the function (a line the grammar cannot read counts
+    as fitting: the parser names its problem at Run)."""
+    for line in lines:
+        try:
+            call = specs.parse_call(line)
+        except specs.SpecError:
+            continue
+        if mismatch(call, info):
+            return False
+    return True

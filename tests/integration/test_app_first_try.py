@@ -1,0 +1,128 @@
+"""A person's own code on the page (AppTest, recorded reports): the call plan follows the pasted
+function, a plan that does not fit is refused before it runs with the mismatch in words, errors
+are said where the eye is, and results that no longer match the inputs say so."""
+
+from __future__ import annotations
+
+import json
+
+import repo_paths
+from app_support import app  # noqa: F401 - fixture
+from streamlit.testing.v1 import AppTest
+
+from playground.reports.safe_text import unescape_markdown as shown
+from playground.ui import keys
+
+BROKEN = json.loads((repo_paths.DATA / "broken.job.json").read_text())
+
+TRAIN_STEP = """import tensorflow as tf
+
+@tf.function
+def train_step(x: tf.Tensor, y: tf.Tensor, lr: float = 0.01, step: int = 0):
+    return tf.reduce_mean((x - y) ** 2) * lr + step
+"""
+BARE = """import tensorflow as tf
+
+@tf.function
+def train_step(x, y, lr, step):
+    return tf.reduce_mean((x - y) ** 2) * lr + step
+"""
+
+
+def submitted() -> list:
+    from playground.ui.run import executor
+
+    return executor().executor.submitted
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    return [shown(e.value) for e in at.get(kind)]
+
+
+def test_a_pasted_function_gets_a_plan_from_its_parameters_and_runs_on_the_first_press(app) -> None:
+    app.run()  # the gallery's first example, whose plan passes one tensor
+    old_plan = app.text_area(key=keys.CALLS).value
+    app.text_area(key=keys.SOURCE).input(TRAIN_STEP).run()
+    assert app.selectbox(key=keys.FUNCTION).value == "train_step"
+    assert app.text_area(key=keys.CALLS).value == "float32[3], float32[3], lr=0.01, step=0"
+    note = next(c for c in texts(app, "caption") if "Rebuilt from the parameters" in c)
+    assert "train_step(x, y, lr=0.01, step=0)" in note and old_plan.splitlines()[0] in note
+    assert not app.warning  # nothing left to fix before Run
+    before = len(submitted())
+    app.button(key=keys.RUN).click().run()
+    assert len(submitted()) == before + 1  # (the replay has no report for it: the job is the check)
+    assert submitted()[-1].calls == ("float32[3], float32[3], lr=0.01, step=0",)
+
+
+def test_without_annotations_the_plan_marks_what_to_fill_and_run_is_refused(app) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(BARE).run()
+    assert app.text_area(key=keys.CALLS).value == "?, ?, ?, ?"
+    warned = texts(app, "warning")
+    assert any("fill in x, y, lr, step" in w for w in warned), warned  # before Run is pressed
+    before = len(submitted())
+    app.button(key=keys.RUN).click().run()
+    assert len(submitted()) == before
+    assert any(
+        e.startswith("Not run: Call 1 ('?, ?, ?, ?'): fill in x, y, lr, step") for e in texts(app, "error")
+    )
+    assert app.text_area(key=keys.SOURCE).value == BARE  # the code is kept
+
+
+def test_a_plan_that_does_not_fit_is_refused_with_the_mismatch_in_words(app) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(BARE).run()
+    app.text_area(key=keys.CALLS).input("float32[3]\nfloat32[3], float32[3], 0.01, 1").run()
+    mismatch = "Call 1 ('float32[3]'): train_step takes x, y, lr, step; this call passes 1 argument(s), without y, lr, step"
+    assert mismatch in texts(app, "warning")  # said as the plan is typed
+    before = len(submitted())
+    app.button(key=keys.RUN).click().run()
+    assert len(submitted()) == before
+    assert "Not run: " + mismatch in texts(app, "error")  # next to Run
+    assert app.text_area(key=keys.CALLS).value.startswith("float32[3]\n")  # the plan is kept
+
+
+def test_the_plan_takes_constants_variables_and_python_values(app) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(TRAIN_STEP).run()
+    plan = "float32[3], float32[3], lr=tf.constant(0.01), step=tf.Variable(1)\nfloat32[3], tf.constant([1.0, 2.0, 3.0]), 0.5, 2"
+    app.text_area(key=keys.CALLS).input(plan).run()
+    assert not app.warning
+    app.button(key=keys.RUN).click().run()
+    assert submitted()[-1].calls == tuple(plan.splitlines())
+
+
+def test_add_this_call_replaces_a_plan_that_does_not_fit(app) -> None:
+    app.session_state[keys.ARGS_PANEL] = True
+    app.run()
+    app.text_area(key=keys.SOURCE).input(BARE).run()
+    app.text_area(key=keys.CALLS).input("float32[3]").run()  # the stale line
+    app.selectbox(key=keys.param("kind", "lr")).set_value("python").run()
+    app.button(key=keys.APPEND_CALL).click().run()
+    assert app.text_area(key=keys.CALLS).value == "float32[3], float32[3], lr=1, float32[3]"
+    app.button(key=keys.APPEND_CALL).click().run()  # a plan that fits is added to
+    assert (
+        app.text_area(key=keys.CALLS).value.splitlines() == ["float32[3], float32[3], lr=1, float32[3]"] * 2
+    )
+
+
+def test_a_run_that_ends_in_error_opens_on_the_error_and_says_it_whole(app) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input(BROKEN["source"]).run()
+    app.text_area(key=keys.CALLS).input("float32[3]").run()
+    app.button(key=keys.RUN).click().run()
+    assert app.session_state[keys.RESULT_TAB] == "Problems"
+    assert "**AttributeError** in call 1, line 5:" in texts(app, "markdown")
+    whole = next(c.value for c in app.code if c.value.startswith("in user code:"))
+    assert "y = x.numpy()" in whole and "'SymbolicTensor' object has no attribute 'numpy'" in whole
+
+
+def test_results_say_they_are_out_of_date_once_the_code_or_plan_changes(app) -> None:
+    app.query_params["example"] = "retracing"
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    assert not any("Out of date" in w for w in texts(app, "warning"))
+    app.text_area(key=keys.CALLS).input("float32[4]").run()
+    assert any(w.startswith("Out of date: these results are from run 1") for w in texts(app, "warning"))
+    app.text_area(key=keys.SOURCE).input("").run()  # an empty editor: still the old results, marked
+    assert any(w.startswith("Out of date") for w in texts(app, "warning"))

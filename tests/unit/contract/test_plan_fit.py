@@ -1,0 +1,105 @@
+"""contract/plan_fit.py: whether a planned call binds to the function, checked against Python's
+own binding (inspect.signature(f).bind) on real functions, and the call a function's parameters
+suggest."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+
+import pytest
+
+from playground.contract import plan_fit, source_info, specs
+
+DEFINITIONS = [
+    "def f(x): pass",
+    "def f(x, n): pass",
+    "def f(x, y, lr=0.01, step=0): pass",
+    "def f(x, *args): pass",
+    "def f(x, **kwargs): pass",
+    "def f(a, /, b, *, k): pass",
+    "def f(a, /, b=1, *, k=2, **kw): pass",
+    "def f(*, k): pass",
+    "def f(): pass",
+]
+CALLS = [
+    "()",
+    "float32[3]",
+    "float32[3], 2",
+    "float32[3], 2, 3, 4, 5",
+    "x=float32[3]",
+    "float32[3], x=1",
+    "float32[3], n=2",
+    "a=1",
+    "1, b=2",
+    "1, k=3",
+    "1, 2, k=3",
+    "1, k=3, q=4",
+    "float32[3], float32[3], lr=0.5",
+    "float32[3], y=float32[3], step=tf.constant(1)",
+]
+
+
+def python_binds(definition: str, call: specs.CallSpec) -> bool:
+    namespace: dict = {}
+    exec(definition, namespace)  # noqa: S102 - the test's own definitions
+    try:
+        inspect.signature(namespace["f"]).bind(*call.args, **dict(call.kwargs))
+    except TypeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("definition", "text"), list(itertools.product(DEFINITIONS, CALLS)))
+def test_a_call_is_refused_exactly_when_python_cannot_bind_it(definition: str, text: str) -> None:
+    (info,) = source_info.functions(definition)
+    call = specs.parse_call(text)
+    problem = plan_fit.mismatch(call, info)
+    assert (problem == "") == python_binds(definition, call), problem
+
+
+def test_the_mismatch_is_said_in_words() -> None:
+    (info,) = source_info.functions("def train_step(x, y, lr, step): pass")
+    assert plan_fit.mismatch(specs.parse_call("float32[3]"), info) == (
+        "train_step takes x, y, lr, step; this call passes 1 argument(s), without y, lr, step"
+    )
+    assert plan_fit.mismatch(specs.parse_call("1, 2, 3, 4, 5"), info) == (
+        "train_step takes x, y, lr, step; this call passes 5 positional argument(s)"
+    )
+    assert "no parameter rate to pass by name" in plan_fit.mismatch(specs.parse_call("1, 2, 3, rate=4"), info)
+
+
+SUGGESTED = [
+    ("def f(x, n): pass", "?, ?"),
+    ("def f(x: tf.Tensor, lr: float = 0.01, step: int = 0): pass", "float32[3], lr=0.01, step=0"),
+    ("def f(n: int, flag: bool, name: str, rate: float): pass", '1, True, "a", 0.5'),
+    ("def f(x, z=tf.zeros(3)): pass", "?"),  # a default the plan cannot write: Python passes it
+    ("def f(x, *, k): pass", "?, k=?"),
+    ("def f(): pass", "()"),
+    (
+        "@tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec(shape=(), dtype=tf.int32)])\n"
+        "def f(x, n): pass",
+        "float32[2,3], int32[]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("definition", "expected"), SUGGESTED)
+def test_the_suggested_call_comes_from_the_parameters(definition: str, expected: str) -> None:
+    (info,) = source_info.functions("import tensorflow as tf\n" + definition)
+    assert plan_fit.suggested_call(info) == expected
+    if "?" not in expected:  # it runs as it is: it parses and binds
+        assert plan_fit.mismatch(specs.parse_call(expected), info) == ""
+
+
+def test_placeholders_are_named_by_parameter() -> None:
+    (info,) = source_info.functions("def f(x, y, *, k): pass")
+    assert plan_fit.placeholders("float32[3], ?, k=?", info).startswith("fill in y, k:")
+    assert plan_fit.placeholders("float32[3], 2, k=1", info) == ""
+
+
+def test_a_decorator_other_than_tf_function_is_not_second_guessed() -> None:
+    (info,) = source_info.functions("@my_wrapper\ndef f(x): pass")
+    assert info.wrapped
+    (plain,) = source_info.functions("@tf.function(jit_compile=True)\ndef f(x): pass")
+    assert not plain.wrapped
