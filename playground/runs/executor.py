@@ -2,7 +2,8 @@
 
 Implementations: the local sandboxed worker pool (playground.sandbox, the default) and the Ray
 executor (playground.runs.ray.executor, PLAYGROUND_EXECUTOR=ray). Tests may pass any object with the
-same two methods, e.g. one that returns a recorded report.
+same two methods, e.g. one that returns a recorded report. `control` (contract/job_control.py)
+lets the caller stop the job: the page's Stop button.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from ..contract.config import Settings
 from ..contract.errors import LimitError
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from ..contract.job_control import JobControl
 from ..contract.protocol import OnEvent
 
 
 class Executor(Protocol):
-    def submit(self, job: Job, on_event: OnEvent | None = None) -> Report: ...
+    def submit(
+        self, job: Job, on_event: OnEvent | None = None, control: JobControl | None = None
+    ) -> Report: ...
 
     def close(self) -> None: ...
 
@@ -41,7 +45,7 @@ class DefaultVersionOnly:
     def __init__(self, inner: Executor) -> None:
         self.inner = inner
 
-    def submit(self, job: Job, on_event: OnEvent | None = None, **kwargs: object) -> Report:
+    def submit(self, job: Job, on_event: OnEvent | None = None, control: JobControl | None = None) -> Report:
         from ..contract import versions
 
         if job.tf_version:
@@ -50,7 +54,7 @@ class DefaultVersionOnly:
                 "TensorFlow {version} needs the local executor"
             ).format(version=job.tf_version)
             return versions.error_report(job, versions.VersionError(message))
-        return self.inner.submit(job, on_event, **kwargs)
+        return self.inner.submit(job, on_event, control)
 
     def close(self) -> None:
         self.inner.close()

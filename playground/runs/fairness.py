@@ -31,9 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..contract.config import Settings
-from ..contract.errors import LimitError
+from ..contract.errors import Cancelled, LimitError
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from ..contract.job_control import JobControl
 from ..contract.protocol import OnEvent, Queued, as_event
 from .executor import Executor
 
@@ -139,10 +140,10 @@ class FairQueue:
             wait = max(WINDOW_S - (now - charges[0][0]), 1)
             raise LimitError(
                 _(
-                    "Sandbox time limit: your runs used {used:.0f} s of sandbox time "
+                    "Sandbox time limit: your last {n} run(s) used {used:.0f} s of sandbox time "
                     "in the last minute (at most {limit:.0f} s per visitor). Your code "
                     "and settings are kept; try again in {s:.0f} s."
-                ).format(used=used, limit=limits.seconds_per_minute, s=wait),
+                ).format(n=len(charges), used=used, limit=limits.seconds_per_minute, s=wait),
                 retry_after_s=wait,
             )
         if len(self._waiting) >= limits.queue_limit:
@@ -211,6 +212,12 @@ class FairQueue:
             self._admit()
             self._cond.notify_all()
 
+    def billed(self, client: str) -> list[float]:
+        """The sandbox seconds billed to `client` for each run that ended in the last minute."""
+        with self._cond:
+            recent = _recent(self._charges.get(client), self.clock(), key=lambda c: c[0])
+        return [seconds for _end, seconds in recent]
+
     def eta_s(self, jobs_ahead: int) -> int:
         typical = statistics.median(self._durations) if self._durations else 5.0
         return int(round(jobs_ahead * typical / max(self.limits.slots, 1)))
@@ -232,14 +239,23 @@ class FairExecutor:
         self.executor = executor
         self.queue = FairQueue(limits)
 
-    def submit(self, job: Job, on_event: OnEvent | None = None, client: str = "anonymous") -> Report:
+    def submit(
+        self,
+        job: Job,
+        on_event: OnEvent | None = None,
+        client: str = "anonymous",
+        control: JobControl | None = None,
+    ) -> Report:
         emit = on_event or (lambda event: None)
         ticket = self.queue.enter(client)
         started: float | None = None  # set once the job holds a slot
         try:
             self.queue.wait(ticket, emit)
+            if control is not None and control.stop.is_set():  # stopped while it waited
+                raise Cancelled(_("Stopped before it started."))
             started = time.monotonic()
-            return self.executor.submit(job, lambda event: self._relay(ticket, event, emit))
+            relay = lambda event: self._relay(ticket, event, emit)  # noqa: E731
+            return self.executor.submit(job, relay, control) if control else self.executor.submit(job, relay)
         finally:
             # Billed by this clock, from the slot's start: a number in the report is the
             # worker's to forge, and a cancelled or failed run still used its time.

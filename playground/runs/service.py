@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ..contract.errors import SandboxError
 from ..contract.job import Job, Report
+from ..contract.job_control import JobControl
 from .executor import Executor, OnEvent
 
 log = logging.getLogger("playground.runs")
@@ -54,14 +55,14 @@ class RestartingExecutor:
         except Exception:  # noqa: BLE001 - a broken pool may fail to close; it is dropped either way
             pass
 
-    def submit(self, job: Job, on_event: OnEvent | None = None) -> Report:
+    def submit(self, job: Job, on_event: OnEvent | None = None, control: JobControl | None = None) -> Report:
         executor = self._current()
         try:
-            return executor.submit(job, on_event)
+            return executor.submit(job, on_event, control)
         except SandboxError as e:
             log.warning("executor failed (%s); starting a new one", e)
             self._replace(executor)
-            return self._current().submit(job, on_event)
+            return self._current().submit(job, on_event, control)
 
     def close(self) -> None:
         with self._lock:

@@ -20,6 +20,7 @@ from ..contract.config import Settings
 from ..contract.errors import LimitError, SandboxError
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from ..contract.job_control import JobControl
 from ..contract.protocol import OnEvent, Queued, Started, as_event
 from ..contract.source_text import check_text
 from . import exports
@@ -28,16 +29,6 @@ from .forked import ForkedWorker, Zygotes, fork_wanted
 from .outcome import finish, sandbox_info
 from .process import SandboxConfig, SandboxedWorker, WorkerProcess
 from .supervisor import supervise
-
-
-@dataclasses.dataclass
-class JobControl:
-    """A caller's grip on one submitted job (the Ray node pool's): setting `stop` kills the
-    job's worker as soon as it has one; `uid` is that worker's uid once it has one."""
-
-    stop: threading.Event = dataclasses.field(default_factory=threading.Event)
-    uid: int | None = None
-
 
 START_TIMEOUT_S = 120.0  # a TF import on a busy 2-core machine; a hung start is an error
 MAX_START_FAILURES = 3  # then submit raises instead of waiting for workers forever

@@ -19,8 +19,9 @@ from ..contract import versions
 from ..contract.config import Settings
 from ..contract.errors import SpecError
 from ..contract.job import Job, Report
+from ..contract.job_control import JobControl
 from ..contract.protocol import StartingVersion, as_event
-from .pool import JobControl, OnEvent, WorkerPool
+from .pool import OnEvent, WorkerPool
 
 REAP_EVERY_S = 30.0
 

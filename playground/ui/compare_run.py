@@ -16,6 +16,7 @@ import streamlit as st
 
 from ..contract.i18n import _
 from ..contract.job import Job, Report
+from ..contract.job_control import JobControl
 from ..reports import compare
 from ..reports.safe_text import markdown_literal
 from ..runs.fairness import FairExecutor
@@ -47,7 +48,13 @@ def concurrent(executor: FairExecutor) -> bool:
 
 
 def submit_both(
-    executor: FairExecutor, job_a: Job, job_b: Job, client: str, progress_a: Progress, progress_b: Progress
+    executor: FairExecutor,
+    job_a: Job,
+    job_b: Job,
+    client: str,
+    progress_a: Progress,
+    progress_b: Progress,
+    control: JobControl | None = None,
 ) -> tuple[Report, Report]:
     try:
         from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
@@ -60,7 +67,7 @@ def submit_both(
         if context is not None:  # side b's thread, when the sides run at once, can draw too
             add_script_run_ctx(threading.current_thread(), context)
         progress = progress_a if job is job_a else progress_b
-        return executor.submit(job, on_event=progress.on_event, client=client)
+        return executor.submit(job, on_event=progress.on_event, client=client, control=control)
 
     return compare.run_sides(submit, job_a, job_b, concurrent=concurrent(executor))
 
@@ -73,14 +80,15 @@ def submit(
     progress: Progress,
     new_progress: Callable[[], Progress],
     log_b: Callable[[Report], object],  # its result is not used
+    control: JobControl | None = None,  # stops both sides
 ) -> tuple[Report, compare.Comparison | None]:
     """Side a's report, and the comparison when there is a side b (None otherwise)."""
     if side_b is None:
-        return executor.submit(job, on_event=progress.on_event, client=client), None
+        return executor.submit(job, on_event=progress.on_event, client=client, control=control), None
     spec, job_b = side_b
     st.caption(_("Side b ({side}):").format(side=markdown_literal(compare.describe(job_b, spec))))
     progress_b = new_progress()
-    a, b = submit_both(executor, job, job_b, client, progress, progress_b)
+    a, b = submit_both(executor, job, job_b, client, progress, progress_b, control)
     progress_b.finish(_("Side b done: {summary}").format(summary=markdown_literal(b.message or b.status)))
     log_b(b)
     return a, compare.compare(spec, job, job_b, a, b)

@@ -21,6 +21,7 @@ EXPORT = "export"
 DEVICE = "device"
 TF_VERSION = "tf_version"  # "" the default install; else an installed extra version
 RUN = "run"
+STOP = "stop"  # shown while a run runs
 APPEND_CALL = "append_call"
 BUILD_SIGNATURE = "build_signature"
 SHARE = "share"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
+from typing import TypeVar
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -13,6 +16,7 @@ from ..contract import i18n, reasons
 from ..contract.config import Settings
 from ..contract.errors import PlaygroundError
 from ..contract.i18n import _
+from ..contract.job_control import JobControl
 from ..reports.safe_text import markdown_literal
 from ..runs import shared
 from ..runs.fairness import FairExecutor
@@ -20,6 +24,8 @@ from ..runs.service import log_run
 from . import compare_run, export_zip, keys, request, state
 from .client import client_id
 from .results import tab_label as results_tab_label
+
+T = TypeVar("T")
 
 
 def executor() -> FairExecutor:
@@ -172,6 +178,48 @@ class RunProgress:
         self.line.caption(label)
 
 
+def watched(submit: Callable[[], T], control: JobControl, elapsed: DeltaGenerator, limit_s: float) -> T:
+    """Runs `submit` on a thread of its own (drawing as the page's run does), while this one
+    shows the time used against the limit every quarter second. A Stop press (any rerun of the
+    page) interrupts this thread at one of those draws; the job is then stopped: its worker
+    killed within 0.1 s, and the time it ran billed (runs/fairness.py)."""
+    from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
+    context = get_script_run_ctx()
+    outcome: dict[str, T] = {}
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        if context is not None:
+            add_script_run_ctx(threading.current_thread(), context)
+        try:
+            outcome["value"] = submit()
+        except BaseException as error:  # noqa: BLE001 - handed to the page's thread, raised there
+            failure.append(error)
+
+    thread = threading.Thread(target=work, name="page-run", daemon=True)
+    started = time.monotonic()
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.25)
+            used = time.monotonic() - started
+            elapsed.caption(
+                _("{used} s of at most {limit} s").format(used=f"{used:.0f}", limit=f"{limit_s:g}")
+            )
+    finally:
+        if thread.is_alive():  # interrupted: a Stop press, or the page moved on
+            control.stop.set()
+            st.session_state[keys.RUN_ERROR] = _(
+                "Stopped after {seconds} s: its worker was stopped, and the {seconds} s it ran count "
+                "toward your sandbox time."
+            ).format(seconds=f"{time.monotonic() - started:.1f}")
+    elapsed.empty()
+    if failure:
+        raise failure[0]
+    return outcome["value"]
+
+
 def _session_id() -> str:
     try:
         from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -210,15 +258,24 @@ def _run(settings: Settings) -> None:
     side_b = compare_run.prepare(values, job)  # None: no compare; a bad setting reruns
     started = time.monotonic()
     progress = RunProgress(len(job.calls))
+    stop_area, elapsed = st.columns([1, 3], vertical_alignment="center")
+    stop_area.button(_("Stop"), key=keys.STOP, help=_("Stops the run: its worker is killed at once."))
+    control = JobControl()
     try:
-        report, comparison = compare_run.submit(
-            executor(),
-            job,
-            side_b,
-            client,
-            progress,
-            lambda: RunProgress(len(job.calls)),
-            lambda b: log_run(session, started, b, client=client),
+        report, comparison = watched(
+            lambda: compare_run.submit(
+                executor(),
+                job,
+                side_b,
+                client,
+                progress,
+                lambda: RunProgress(len(job.calls)),
+                lambda b: log_run(session, started, b, client=client),
+                control,
+            ),
+            control,
+            elapsed.empty(),
+            min(job.timeout_s, settings.timeout_s),
         )
     except PlaygroundError as error:
         log_run(session, started, error=error, client=client)

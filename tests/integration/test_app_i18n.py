@@ -6,21 +6,16 @@ from __future__ import annotations
 import ast
 
 import pytest
-import repo_paths
+from app_support import app_test
 from i18n_support import english_words, visible_texts
 from streamlit.testing.v1 import AppTest
 
 from playground import gallery
 from playground.ui import keys
 
-APP = str(repo_paths.APP)
-
 
 def app_with(monkeypatch: pytest.MonkeyPatch, executor: str) -> AppTest:
-    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", executor)
-    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")  # AppTest cannot drive the code editor component
-    monkeypatch.syspath_prepend(str(repo_paths.SUPPORT))
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = app_test(monkeypatch, executor, timeout=180)
     at.session_state[keys.OPTIONS_PANEL] = True  # opened, as a user would to change a setting
     return at
 

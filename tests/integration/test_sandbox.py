@@ -10,12 +10,15 @@ import threading
 import time
 from importlib.metadata import version
 
+import figures
 import pytest
 import repo_paths
 from sandbox_support import SETTINGS, poll, pool, script, timed  # noqa: F401 - pool: fixture
 
 from playground.contract.errors import LimitError, SandboxError
 from playground.contract.job import Job
+from playground.contract.job_control import JobControl
+from playground.runs.fairness import ClientLimits, FairExecutor
 from playground.sandbox import WorkerPool, run_once
 from playground.sandbox.leftovers import processes_of
 from playground.sandbox.process import REDUCED, WARMING_NICE
@@ -180,3 +183,35 @@ def test_fresh_warming_workers_yield_the_cpu_and_jobs_run_at_normal_priority():
         report = fresh.submit(script(source))
     assert report.status == "ok", report.message
     assert report.stdout.strip() == "[0]"  # every thread of the job, TF's included
+
+
+def test_a_stopped_run_frees_its_worker_within_a_second_and_is_billed_what_it_ran(pool, request):
+    """The page's Stop: JobControl.stop through the fair queue to the pool, on a job that
+    never ends and sends nothing (a sleeping loop: under the CPU limit, no events)."""
+    fair = FairExecutor(pool, ClientLimits.from_settings(SETTINGS))
+    control, events, ended = JobControl(), [], {}
+
+    def run() -> None:
+        ended["report"] = fair.submit(
+            script("import time\nwhile True:\n    time.sleep(0.05)\n"), events.append, "visitor", control
+        )
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert poll(lambda: {"event": "started"} in events, timeout_s=60)
+    started = time.monotonic()
+    time.sleep(2.0)
+    stopped = time.monotonic()
+    control.stop.set()
+    thread.join(10)
+    freed = time.monotonic() - stopped
+    assert not thread.is_alive() and freed < 1.0
+    assert ended["report"].status == "killed", ended["report"].message
+    (billed,) = fair.queue.billed("visitor")
+    figures.report(
+        request.config,
+        f"stop: submit returned {freed:.2f} s after Stop; billed {billed:.2f} s for {stopped - started:.2f} s run",
+    )
+    assert abs(billed - (stopped - started)) < 0.5, billed  # what it ran, not its time limit
+    report, seconds = timed(pool, script("print('next')\n"))  # the worker is free again
+    assert report.stdout == "next\n"

@@ -234,7 +234,7 @@ class _Recording:
     def __init__(self) -> None:
         self.jobs: list[Job] = []
 
-    def submit(self, job, on_event=None):
+    def submit(self, job, on_event=None, control=None):
         self.jobs.append(job)
         return versions.error_report(job, versions.VersionError("reached the cluster"))
 

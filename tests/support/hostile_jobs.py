@@ -52,7 +52,7 @@ class FloodingExecutor:
     the caller raises Cancelled (its client has gone), it writes "cancelled" to the file
     $PLAYGROUND_TEST_MARKER names."""
 
-    def submit(self, job, on_event=None):
+    def submit(self, job, on_event=None, control=None):
         import os
 
         from playground.contract.errors import Cancelled

@@ -166,7 +166,7 @@ class HostileExecutor:
         self.port = port
         self.replay = ReplayExecutor()
 
-    def submit(self, job: Job, on_event: Any | None = None) -> Report:
+    def submit(self, job: Job, on_event: Any | None = None, control: Any | None = None) -> Report:
         if MARKER not in job.source:
             return self.replay.submit(job, on_event)
         for event in events(self.port):

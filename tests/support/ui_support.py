@@ -44,7 +44,7 @@ class ReplayExecutor:
         self.submitted: list[Job] = []
         self.lock = threading.Lock()
 
-    def submit(self, job: Job, on_event=None) -> Report:
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
         with self.lock:
             self.submitted.append(job)
         path = self.reports.get(_key(job))
@@ -82,7 +82,7 @@ class ReplayExecutor:
 class CrashingExecutor:
     """A worker that dies mid-job: the pool reports it as status "killed"."""
 
-    def submit(self, job: Job, on_event=None) -> Report:
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
         return Report(
             tensorflow_version="2.21.0",
             device="CPU",
@@ -106,7 +106,7 @@ class SubprocessExecutor:
         "job_from_json; sys.stdout.write(analyze(job_from_json(sys.stdin.read())).to_json())"
     )
 
-    def submit(self, job: Job, on_event=None) -> Report:
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
         done = subprocess.run(
             [sys.executable, "-c", self.SCRIPT],
             input=job_to_json(job),

@@ -9,12 +9,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import threading
 import time
 from typing import Any
 
 from ...contract.config import Settings
 from ...contract.errors import LimitError, PlaygroundError, SandboxError
 from ...contract.job import ErrorInfo, ExecutorInfo, Job, Report, job_to_json
+from ...contract.job_control import JobControl
 from ...contract.protocol import OnEvent, Retry, as_event
 
 try:
@@ -132,8 +134,22 @@ class RayExecutor:
         ).remote(job_to_json(job), self.settings)
         return RayRun(job, ref, attempt, lost)
 
-    def submit(self, job: Job, on_event: OnEvent | None = None) -> Report:
-        return self.wait(self.start(job), on_event)
+    def submit(self, job: Job, on_event: OnEvent | None = None, control: JobControl | None = None) -> Report:
+        run = self.start(job)
+        done = threading.Event()
+        if control is not None:  # the page's Stop: cancel the task (its first attempt's)
+            threading.Thread(target=self._cancel_on, args=(control, run, done), daemon=True).start()
+        try:
+            return self.wait(run, on_event)
+        finally:
+            done.set()
+
+    def _cancel_on(self, control: JobControl, run: RayRun, done: threading.Event) -> None:
+        while not done.is_set():
+            if control.stop.wait(0.2):
+                if not done.is_set():
+                    self.cancel(run, force=False)
+                return
 
     def wait(self, run: RayRun, on_event: OnEvent | None = None) -> Report:
         """Follows the job to its report; every failure becomes a Report, never a hang. A lost

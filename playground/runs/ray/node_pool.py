@@ -51,9 +51,9 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ...contract.config import Settings
 from ...contract.errors import PlaygroundError, SandboxError
 from ...contract.job import ExecutorInfo, Job, Report, job_from_json
+from ...contract.job_control import JobControl
 from ...contract.protocol import Accepted, OnEvent, as_event
 from ...sandbox import WorkerPool
-from ...sandbox.pool import JobControl
 
 NAMESPACE = "playground"
 SLOT = "playground_slot"  # the Ray resource a node offers per concurrent job

@@ -31,7 +31,7 @@ class Flood:
         self.underway = threading.Event()  # a thousand events sent
         self.emitted = 0
 
-    def submit(self, job: Job, on_event=None) -> Report:
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
         count = int(job.source.split()[-1])
         try:
             for index in range(count):

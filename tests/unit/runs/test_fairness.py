@@ -103,7 +103,7 @@ class GatedExecutor:
         self.release = threading.Event()
         self.started: list[str] = []
 
-    def submit(self, job: Job, on_event=None) -> Report:
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
         self.started.append(job.source)
         self.release.wait(10)
         return Report("2.21.0", "CPU", "ok", None, "", [], [], duration_s=0.5)
@@ -180,7 +180,7 @@ def test_background_places_follow_the_settings():
 class DemotingExecutor(GatedExecutor):
     """Says "demoted" for its first job, as the sandbox's supervisor does after demote_after_s."""
 
-    def submit(self, job: Job, on_event=None) -> Report:
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
         if job.source == "long" and on_event is not None:
             on_event({"event": "demoted", "after_s": 5.0})
         return super().submit(job, on_event)
@@ -217,7 +217,7 @@ def test_without_the_demotion_the_second_client_waits():
 class SlowForgingExecutor:
     """Takes 0.3 s of sandbox time and returns a report that claims 0.01 s, as a job can."""
 
-    def submit(self, job: Job, on_event=None) -> Report:
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
         threading.Event().wait(0.3)  # the job's own run time
         return Report("2.21.0", "CPU", "ok", None, "", [], [], duration_s=0.01)
 

@@ -37,7 +37,7 @@ class Pool:
         Pool.made += 1
         self.broken, self.closed, self.jobs = broken, False, []
 
-    def submit(self, job, on_event=None):
+    def submit(self, job, on_event=None, control=None):
         if self.broken:
             raise SandboxError("the sandbox cannot start workers: bwrap failed")
         self.jobs.append(job)
@@ -59,7 +59,7 @@ def test_a_dead_pool_is_replaced_and_the_job_still_runs():
 
 def test_user_limits_are_not_mistaken_for_a_dead_pool():
     class Busy(Pool):
-        def submit(self, job, on_event=None):
+        def submit(self, job, on_event=None, control=None):
             raise LimitError("Busy: 16 jobs queued; try again in ~30 s")
 
     executor = RestartingExecutor(Busy)

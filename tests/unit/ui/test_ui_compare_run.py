@@ -22,7 +22,7 @@ class CountingExecutor:
         self.order: list[bool] = []
         self.barrier = barrier
 
-    def submit(self, job: Job, on_event=None) -> Report:
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
         with self.lock:
             self.running += 1
             self.most = max(self.most, self.running)

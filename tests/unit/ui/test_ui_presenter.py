@@ -5,7 +5,7 @@ article's order and run each example, and the header answers the article's claim
 from __future__ import annotations
 
 import pytest
-import repo_paths
+from app_support import app_test
 from streamlit.testing.v1 import AppTest
 
 from playground import gallery
@@ -13,16 +13,12 @@ from playground.contract.specs import parse_call
 from playground.gallery import article
 from playground.ui import keys, request, run, state
 
-APP = str(repo_paths.APP)
 START = "retracing"  # recorded in tests/data, as is its next example in the article's order
 
 
 @pytest.fixture
 def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
-    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")  # AppTest cannot drive the code editor component
-    monkeypatch.syspath_prepend(str(repo_paths.SUPPORT))
-    return AppTest.from_file(APP, default_timeout=60)
+    return app_test(monkeypatch)
 
 
 def presenting(app: AppTest, slug: str) -> AppTest:
@@ -70,7 +66,7 @@ def test_next_and_previous_step_in_the_articles_order_and_run(app: AppTest) -> N
     assert not any(m.label == "Traces" for m in app.metric)  # opening the mode runs nothing
     following = article.neighbour(START, 1)
     app.button(key=keys.PRESENT_NEXT).click().run()
-    assert not app.exception and keys.RUN_ERROR not in app.session_state
+    assert not app.exception and keys.RUN_ERROR not in app.session_state, app.session_state[keys.RUN_ERROR]
     assert app.session_state[keys.EXAMPLE] == following
     assert app.query_params["example"] == following and app.query_params["present"] == "1"
     example = gallery.BY_SLUG[following]
