@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..contract import reasons
 from ..contract.i18n import _, sentences
 from ..contract.job import CallRecord, FunctionReport, Report
+from ..reports import tables
 from ..reports.safe_text import terminal_text
 
 
@@ -35,11 +36,13 @@ def render_function(f: FunctionReport) -> list[str]:
             name=f.name, traces=f.tracing_count, calls=len(f.calls)
         )
     ]
-    for c in f.calls:
+    for c, count in zip(f.calls, tables.traces_per_call(f)):
         head = f"  #{c.index} ({c.args or _('no arguments')})  {_call_mark(c)}"
         if c.reason:
             head += "  " + _("because {reason}").format(reason=reasons.text(c.reason))
         lines.append(head)
+        if count > 1:
+            lines.append("      " + tables.several_traces(count))
         lines += _indent(c.stdout) if c.stdout.strip() else []
         if c.error:
             where = _(" at line {line}").format(line=c.error.line) if c.error.line else ""

@@ -9,14 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..contract.i18n import N_, _
 from ..contract.job import Report
 from .model import ClaimCheck, Example, check
-
-
-def N_(message: str) -> str:
-    """Marks a sentence for the catalogs (Babel extracts N_ by default); _() translates it
-    where it is shown, in the reader's language."""
-    return message
 
 
 @dataclass(frozen=True)
@@ -132,6 +127,18 @@ class Verdict:
 
     kind: str  # "holds", "does-not-hold", "unexpected" or "unchecked"
     checks: tuple[ClaimCheck, ...]  # the measured values behind it
+
+    def answer(self) -> str:
+        """Is the article right? In a word or a short phrase, for a table's cell."""
+        return _(ANSWERS[self.kind])
+
+
+ANSWERS = {
+    "holds": N_("yes"),
+    "does-not-hold": N_("no"),
+    "unexpected": N_("no verdict: this run did not do what was measured before"),
+    "unchecked": N_("not checked"),
+}
 
 
 def verdict(example: Example, report: Report) -> Verdict:

@@ -9,20 +9,47 @@ from ..contract.job import FunctionReport, ModeTiming, Timing
 from ..contract.reasons import mode_name
 
 
+def traces_per_call(function: FunctionReport) -> list[int]:
+    """How many traces each call made: TF's count after it, less the count before."""
+    counts, before = [], 0
+    for call in function.calls:
+        counts.append(max(call.tracing_count - before, 0))
+        before = max(before, call.tracing_count)
+    return counts
+
+
+def several_traces(count: int) -> str:
+    """Why one call traced more than once, in words (Keras's first call does)."""
+    return _(
+        "traced {n} times in this one call: the first trace created variables (a Keras model "
+        "builds its weights on its first call, an optimizer its slots), and TensorFlow traced "
+        "again for a graph that only uses them"
+    ).format(n=count)
+
+
 def timeline_rows(function: FunctionReport) -> list[dict]:
     rows = []
-    for call in function.calls:
+    for call, count in zip(function.calls, traces_per_call(function)):
         outcome = call.output or ""
         if call.error:
             handled = _(" (handled by your code)") if call.handled else ""
             last = (call.error.message.splitlines() or [""])[-1]  # raise ValueError() has none
             outcome = f"{call.error.type}{handled}: {last}"
+        reason = reasons.text(call.reason or "")
+        if count > 1:
+            reason = "; ".join(part for part in (reason, several_traces(count)) if part)
         rows.append(
             {
                 _("call"): call.index + 1,
                 _("arguments"): call.args,
-                _("traced"): _("traced") if call.retraced else _("reused graph"),
-                _("reason"): reasons.text(call.reason or ""),
+                _("traced"): (
+                    _("traced {n} times").format(n=count)
+                    if count > 1
+                    else _("traced")
+                    if call.retraced
+                    else _("reused graph")
+                ),
+                _("reason"): reason,
                 _("traces so far"): call.tracing_count,
                 "ms": round(call.duration_s * 1000, 2),
                 _("result"): outcome,

@@ -76,10 +76,13 @@ def test_run_retracing_shows_two_traces_and_every_tab(app: AppTest) -> None:
     problems = tab(app, "Problems")
     assert any("print-at-trace" in shown(w.value) for w in problems.warning)  # report text: escaped
     assert any("◀ print-at-trace" in m.value for m in problems.markdown)
-    # The claim checks compare the example's expectation with this run.
-    # (Found by its "holds" column: other tables, such as the claims x versions one, may be drawn.)
-    rows = next(d.value for d in app.dataframe if "holds" in d.value.columns)
-    assert list(rows["check"])[0] == "tracing count"
+    # The article's claim, what TF did in this run, and whether the article is right (the
+    # verdict presenter mode shows). Found by its column: the claims x versions table may be drawn.
+    rows = next(d.value for d in app.dataframe if "is the article right?" in d.value.columns)
+    (row,) = rows.to_dict("records")
+    assert row["the article says"] == gallery.BY_SLUG["retracing"].article_claim
+    assert row["TensorFlow 2.21.0 does"] == "tracing count: 2; error: none; warning print-at-trace: reported"
+    assert row["is the article right?"] == "yes"
 
 
 def test_only_the_open_tab_is_drawn(app: AppTest) -> None:

@@ -9,6 +9,7 @@ from ... import gallery
 from ...contract import i18n
 from ...contract.i18n import N_, _, _p
 from ...contract.job import FunctionReport, Report
+from ...gallery import article
 from ...reports import notebook
 from ...reports.safe_text import code_span
 from ...reports.safe_text import markdown_literal as md
@@ -150,29 +151,35 @@ def status_text(status: str) -> str:
 
 
 def claim_checks(result: Result) -> None:
+    """The article's claim, what this run of TensorFlow did, and whether the article is right:
+    the verdict presenter mode shows (gallery/article.py)."""
     example = gallery.BY_SLUG.get(result.example or "")
     if example is None:
         return
-    checks = gallery.check(example, result.report)
-    if not checks:
+    found = article.verdict(example, result.report)
+    if not found.checks:
         return
+    version = result.report.tensorflow_version
     st.markdown(
-        _("**Article says vs TensorFlow {version} does** ({slug})").format(
-            version=md(result.report.tensorflow_version), slug=code_span(example.slug)
+        _("**The article says, TensorFlow {version} does** ({slug})").format(
+            version=md(version), slug=code_span(example.slug)
         )
     )
-    if example.article_claim:
-        st.caption(_("Article: {claim}").format(claim=_(example.article_claim)))
-    rows = [
-        {
-            _("check"): c.what,
-            _("expected"): c.expected,
-            _("this run"): c.actual,
-            _("holds"): _("yes") if c.holds else _("NO: differs"),
-        }
-        for c in checks
-    ]
-    st.dataframe(rows, hide_index=True, width="stretch")
+    row = {
+        _("the article says"): _(example.article_claim) if example.article_claim else "-",
+        _("TensorFlow {version} does").format(version=version): "; ".join(
+            f"{c.what}: {c.actual}" for c in found.checks
+        ),
+        _("is the article right?"): found.answer(),
+    }
+    st.dataframe([row], hide_index=True, width="stretch")
+    if found.kind == "unexpected":  # the run, not the article, is the news: what differed
+        rows = [
+            {_("check"): c.what, _("measured before"): c.expected, _("this run"): c.actual}
+            for c in found.checks
+            if not c.holds
+        ]
+        st.dataframe(rows, hide_index=True, width="stretch")
 
 
 def pick_function(report: Report) -> FunctionReport | None:

@@ -24,4 +24,4 @@ def render(function: FunctionReport | None) -> None:
         _("**Concrete functions** ({n}): one graph per signature").format(n=len(function.concrete_signatures))
     )
     if function.concrete_signatures:
-        st.code("\n".join(function.concrete_signatures), language="text")
+        st.code("\n".join(function.concrete_signatures), language="text", wrap_lines=True)

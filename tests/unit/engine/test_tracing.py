@@ -267,3 +267,25 @@ def test_a_learning_rate_passed_as_the_plan_writes_it_traces_as_plain_tf_does(wr
 def test_a_tensor_of_given_values_arrives_with_those_values():
     report = run(IDENTITY, "f", ["tf.constant([[1, 2], [3, 4]], tf.int64)"])
     assert report.functions[0].calls[0].output == "int64[2,2] [[1 2] [3 4]]"
+
+
+LAZY_VARIABLE = (
+    "import tensorflow as tf\n\nweights = []\n\n@tf.function\ndef f(x):\n"
+    "    if not weights:\n        weights.append(tf.Variable(2.0))  # as a Keras layer builds\n"
+    "    return x * weights[0]\n"
+)
+
+
+def test_a_first_call_that_creates_variables_traces_twice_and_the_table_says_why():
+    from playground.reports.tables import timeline_rows
+
+    namespace: dict = {}
+    exec(LAZY_VARIABLE, namespace)  # noqa: S102 - the test's own source: plain TF's count
+    namespace["f"](tf.ones([3]))
+    plain = namespace["f"].experimental_get_tracing_count()
+    report = run(LAZY_VARIABLE, "f", ["float32[3]", "float32[3]"])
+    (function,) = report.functions
+    assert [c.tracing_count for c in function.calls] == [plain, plain] and plain == 2
+    first, second = timeline_rows(function)
+    assert first["traced"] == "traced 2 times" and "the first trace created variables" in first["reason"]
+    assert second["traced"] == "reused graph"
