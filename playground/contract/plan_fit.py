@@ -117,13 +117,29 @@ def suggested_call(info: FunctionInfo) -> str:
 
 
 def fits(lines: list[str], info: FunctionInfo) -> bool:
-    """Whether every line of a plan binds to the function (a line the grammar cannot read counts
-    as fitting: the parser names its problem at Run)."""
+    """Whether every line of a plan binds to the function, a "?" counting as the argument it
+    stands for (a line the grammar cannot read counts as fitting: the parser names its problem
+    at Run)."""
     for line in lines:
         try:
-            call = specs.parse_call(line)
+            call = specs.parse_call(_filled(line))
         except specs.SpecError:
             continue
         if mismatch(call, info):
             return False
     return True
+
+
+def _filled(line: str) -> str:
+    """The line with each "?" read as a value, so that its arguments can be counted."""
+    try:
+        parts = specs.split_top_level(line)
+    except specs.SpecError:
+        return line
+    filled = []
+    for part in parts:
+        name, sep, value = part.rpartition("=")
+        if value.strip() == specs.PLACEHOLDER:
+            part = f"{name}{sep}None"
+        filled.append(part)
+    return ",".join(filled)

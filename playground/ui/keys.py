@@ -80,6 +80,7 @@ OPTIONS_NAMED = "_options_named"  # keys of the non-default settings the options
 OPTIONS_ERRORS = "_options_errors"  # keys of the options' fields with an error, last run
 PLAN_FOR = "_plan_for"  # [function, params] the plan was last checked against
 PLAN_REBUILT = "_plan_rebuilt"  # (function, old plan, new plan) when the plan was rebuilt
+PLANS_KEPT = "_plans_kept"  # repr([function, params]) -> the plan it had, when it was replaced
 
 
 def param(kind: str, name: str) -> str:

@@ -48,17 +48,21 @@ def append_call(info: FunctionInfo) -> None:
 
 def follow_code(info: FunctionInfo | None) -> None:
     """When the function to call, or its parameters, change, a plan that no longer fits it is
-    rebuilt from the parameters (contract/plan_fit.py); the plan it replaced is shown under it,
-    to copy back. A first view keeps the plan it came with (an example's, a share link's)."""
+    replaced: by the plan last used with that function, else one built from its parameters
+    (contract/plan_fit.py). The plan it replaced is kept for its own function, and shown under
+    the new one. A first view keeps the plan it came with (an example's, a share link's)."""
     key = [info.name, list(info.params)] if info else None
     held = st.session_state.get(keys.PLAN_FOR, "first view")
     st.session_state[keys.PLAN_FOR] = key
     if info is None or held in ("first view", key) or info.wrapped:
         return
     old = str(st.session_state.get(keys.CALLS, ""))
+    kept = st.session_state.setdefault(keys.PLANS_KEPT, {})
     if call_lines(old) and plan_fit.fits(call_lines(old), info):
         return
-    st.session_state[keys.CALLS] = plan_fit.suggested_call(info)
+    if held is not None and call_lines(old):
+        kept[repr(held)] = old  # back if that function comes back
+    st.session_state[keys.CALLS] = kept.get(repr(key)) or plan_fit.suggested_call(info)
     st.session_state[keys.PLAN_REBUILT] = (info.text(), old, st.session_state[keys.CALLS])
 
 
@@ -67,9 +71,7 @@ def _rebuilt_note() -> None:
     if not rebuilt or rebuilt[2] != st.session_state.get(keys.CALLS):
         return  # edited since: the note no longer describes the plan
     function, old, _new = rebuilt
-    note = _("Rebuilt from the parameters of {function}: the plan before did not fit it.").format(
-        function=code_span(function)
-    )
+    note = _("A plan for {function}: the plan before did not fit it.").format(function=code_span(function))
     if old.strip():
         note += " " + _("It was: {plan}").format(plan=code_span(" · ".join(call_lines(old))))
     st.caption(note)

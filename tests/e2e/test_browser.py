@@ -394,6 +394,8 @@ def test_a_run_redraws_its_fragment_only_and_hands_the_editor_its_marks(page, se
     leave_editor(page)
     run_and_wait(page, 2)
     expect(gutter_marks(page)).to_have_text("5")
+    expect(page.get_by_role("tab", name="Problems")).to_have_attribute("aria-selected", "true")  # the error
+    open_tab(page, "Converted code")
     expect(page.locator(".lm-wide")).to_have_count(1)
     open_tab(page, "Traces")
     wait_idle(page)

@@ -45,7 +45,7 @@ def test_a_pasted_function_gets_a_plan_from_its_parameters_and_runs_on_the_first
     app.text_area(key=keys.SOURCE).input(TRAIN_STEP).run()
     assert app.selectbox(key=keys.FUNCTION).value == "train_step"
     assert app.text_area(key=keys.CALLS).value == "float32[3], float32[3], lr=0.01, step=0"
-    note = next(c for c in texts(app, "caption") if "Rebuilt from the parameters" in c)
+    note = next(c for c in texts(app, "caption") if c.startswith("A plan for"))
     assert "train_step(x, y, lr=0.01, step=0)" in note and old_plan.splitlines()[0] in note
     assert not app.warning  # nothing left to fix before Run
     before = len(submitted())
@@ -80,6 +80,19 @@ def test_a_plan_that_does_not_fit_is_refused_with_the_mismatch_in_words(app) -> 
     assert len(submitted()) == before
     assert "Not run: " + mismatch in texts(app, "error")  # next to Run
     assert app.text_area(key=keys.CALLS).value.startswith("float32[3]\n")  # the plan is kept
+
+
+def test_a_function_that_comes_back_gets_its_plan_back(app) -> None:
+    app.run()
+    plan = app.text_area(key=keys.CALLS).value  # the first example's, which fits process(x)
+    source = app.text_area(key=keys.SOURCE).value
+    app.text_area(key=keys.SOURCE).input(BARE).run()
+    assert app.text_area(key=keys.CALLS).value == "?, ?, ?, ?"
+    app.text_area(key=keys.CALLS).input("float32[3], float32[3], 0.5, 1").run()
+    app.text_area(key=keys.SOURCE).input(source).run()
+    assert app.text_area(key=keys.CALLS).value == plan  # nothing typed is lost
+    app.text_area(key=keys.SOURCE).input(BARE).run()
+    assert app.text_area(key=keys.CALLS).value == "float32[3], float32[3], 0.5, 1"
 
 
 def test_the_plan_takes_constants_variables_and_python_values(app) -> None:

@@ -103,3 +103,9 @@ def test_a_decorator_other_than_tf_function_is_not_second_guessed() -> None:
     assert info.wrapped
     (plain,) = source_info.functions("@tf.function(jit_compile=True)\ndef f(x): pass")
     assert not plain.wrapped
+
+
+def test_a_placeholder_counts_as_the_argument_it_stands_for() -> None:
+    (one,) = source_info.functions("def bad(x): pass")
+    assert not plan_fit.fits(["?, ?"], one)  # two arguments for one parameter
+    assert plan_fit.fits(["?"], one) and plan_fit.fits(["x=?"], one)
