@@ -143,3 +143,58 @@ def _filled(line: str) -> str:
             part = f"{name}{sep}None"
         filled.append(part)
     return ",".join(filled)
+
+
+def as_tensors(lines: list[str], names: set[str], info: FunctionInfo | None) -> list[str]:
+    """The plan with each Python number or bool passed to one of `names` written as a tensor:
+    "0.01" becomes "tf.constant(0.01)", by position (read through the function's parameters)
+    or by name. What the python-scalar-arg pitfall advises, applied to the plan."""
+    out = []
+    for line in lines:
+        try:
+            parts = specs.split_top_level(line)
+        except specs.SpecError:
+            out.append(line)
+            continue
+        written = []
+        for position, part in enumerate(parts):
+            name, sep, value = part.partition("=") if specs.is_keyword(part) else ("", "", part)
+            param = name.strip() or (info.params[position] if info and position < len(info.params) else "")
+            if param in names and _is_number(value):
+                leading = value[: len(value) - len(value.lstrip())]  # keeps ", " as written
+                part = f"{name}{sep}{leading}{as_tensor(value, line)}"
+            written.append(part)
+        out.append(",".join(written))
+    return out
+
+
+FLOATS = ("float16", "bfloat16", "float32", "float64", "half", "double")
+
+
+def as_tensor(value: str, call: str) -> str:
+    """A Python number of a call as the tensor that can stand in for it: tf.constant(0.01).
+    An int beside float tensors becomes one of their dtype (tf.constant(2, tf.float32)):
+    Python's 2 was converted to it where it met them (x * n), and an int32 tensor would not
+    be; an int beside no float tensor stays an int (a count, an index)."""
+    text = value.strip()
+    if _is_number(text) and type(specs.parse_value(text).value) is int:  # type: ignore[union-attr]
+        try:
+            parsed = specs.parse_call(call)
+        except specs.SpecError:
+            parsed = specs.CallSpec()
+        dtypes = {
+            a.dtype
+            for a in [*parsed.args, *(v for _k, v in parsed.kwargs)]
+            if isinstance(a, (specs.TensorSpec, specs.TensorValue)) and a.dtype in FLOATS
+        }
+        if len(dtypes) == 1:
+            return f"tf.constant({text}, tf.{dtypes.pop()})"
+    return f"tf.constant({text})"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        value = specs.parse_value(text)
+    except specs.SpecError:
+        return False
+    return isinstance(value, specs.PyValue) and type(value.value) in (int, float, bool)

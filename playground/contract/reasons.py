@@ -60,6 +60,16 @@ def text(reason: str) -> str:
     return "; ".join(_part(part) for part in (reason or "").split("; ")) if reason else ""
 
 
+def python_values(reason: str | None) -> list[tuple[str, str]]:
+    """(argument, "0.01 -> 0.005") for each Python value a trace reason says changed."""
+    found = []
+    for part in (reason or "").split("; "):
+        arg, _sep, change = part.partition(": ")
+        if change.startswith("Python value"):
+            found.append((arg, change.removeprefix("Python value ")))
+    return found
+
+
 def mode_name(mode: str) -> str:
     """eager, graph, xla as the reader says them; the JSON and the CSV keep the codes."""
     return _(MODE_NAMES[mode]) if mode in MODE_NAMES else mode

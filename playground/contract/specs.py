@@ -250,6 +250,11 @@ def _count_text(count: int) -> str:
     return f"~10^{int((count.bit_length() - 1) * math.log10(2))}"
 
 
+def is_keyword(part: str) -> bool:
+    """Whether one argument of a call is name=value (float32[3] and "a=b" strings are not)."""
+    return bool(_NAME_RE.match(part)) and not _SPEC_RE.match(part.strip())
+
+
 PLACEHOLDER = "?"  # an argument the plan leaves for the person to write (contract/plan_fit.py)
 _MAKER_RE = re.compile(r"^(?:tf\.)?(constant|Variable)\s*\((.*)\)$", re.S)
 
@@ -335,7 +340,7 @@ def parse_call(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> CallSp
     kwargs: list[tuple[str, Arg]] = []
     for part in split_top_level(text):
         m = _NAME_RE.match(part)
-        if m and not _SPEC_RE.match(part.strip()):
+        if m and is_keyword(part):
             name = m.group(1)
             if any(k == name for k, _value in kwargs):
                 raise SpecError(

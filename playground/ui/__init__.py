@@ -112,6 +112,8 @@ def workbench(settings: Settings, wide: DeltaGenerator) -> None:
     browser gets the results' deltas, not the inputs'. The inputs' values are read from the
     session state, where every widget's latest value is before any rerun."""
     language.apply()  # a fragment's own rerun does not pass through main()
+    if st.session_state.pop(keys.RERUN_PAGE, False):  # a fix changed the plan: show it, then run
+        st.rerun(scope="app")
     bar, status = st.columns([1, 3], vertical_alignment="center")
     with bar:
         run_button(settings, status=status)

@@ -37,6 +37,7 @@ LANGUAGE = "language"  # the page's language (i18n.LANGUAGES), also ?lang=
 # Results and chart-only controls
 RESULT_TAB = "result_tab"  # the open results tab; only it is drawn
 RESULT_FUNCTION = "result_function"
+APPLY_FIX = "apply_fix"  # prefix: one button per fixable warning
 TIMING_LOG = "timing_log"
 TIMING_POINTS = "timing_points"
 DOWNLOAD_CSV = "download_csv"
@@ -80,6 +81,8 @@ OPTIONS_NAMED = "_options_named"  # keys of the non-default settings the options
 OPTIONS_ERRORS = "_options_errors"  # keys of the options' fields with an error, last run
 PLAN_FOR = "_plan_for"  # [function, params] the plan was last checked against
 PLAN_REBUILT = "_plan_rebuilt"  # (function, old plan, new plan) when the plan was rebuilt
+FIX_APPLIED = "_fix_applied"  # (run number, its trace count) when a fix was applied from the page
+RERUN_PAGE = "_rerun_page"  # a results control changed an input: rerun the whole page once
 PLANS_KEPT = "_plans_kept"  # repr([function, params]) -> the plan it had, when it was replaced
 
 

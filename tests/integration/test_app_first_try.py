@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import repo_paths
-from app_support import app  # noqa: F401 - fixture
+from app_support import app, app_test  # noqa: F401 - app: fixture
 from streamlit.testing.v1 import AppTest
 
 from playground.reports.safe_text import unescape_markdown as shown
@@ -27,6 +27,13 @@ BARE = """import tensorflow as tf
 def train_step(x, y, lr, step):
     return tf.reduce_mean((x - y) ** 2) * lr + step
 """
+
+
+def tab(at: AppTest, label: str):
+    """Opens a results tab (only the open one is drawn) and returns it."""
+    at.session_state[keys.RESULT_TAB] = label
+    at.run()
+    return next(t for t in at.tabs if t.label == label)
 
 
 def submitted() -> list:
@@ -139,3 +146,24 @@ def test_results_say_they_are_out_of_date_once_the_code_or_plan_changes(app) -> 
     assert any(w.startswith("Out of date: these results are from run 1") for w in texts(app, "warning"))
     app.text_area(key=keys.SOURCE).input("").run()  # an empty editor: still the old results, marked
     assert any(w.startswith("Out of date") for w in texts(app, "warning"))
+
+
+def test_the_python_value_fix_applied_from_the_page_cuts_the_traces(monkeypatch) -> None:
+    """python-scalar-arg's fix with one click: the plan passes n as tf.constant(...), the page
+    runs it, and the Traces metric shows the count beside the run before (the real engine,
+    one unsandboxed child process per run)."""
+    app = app_test(monkeypatch, "ui_support:subprocess_engine", timeout=180)
+    app.query_params["example"] = "python-scalar-arg"
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    problems = tab(app, "Problems")
+    (apply,) = [b for b in problems.button if b.key and b.key.startswith(keys.APPLY_FIX)]
+    assert apply.label == "Apply: pass n as tensors in the call plan, and run again"
+    apply.click().run()
+    assert app.text_area(key=keys.CALLS).value.splitlines() == [
+        "float32[4], tf.constant(1, tf.float32)",
+        "float32[4], tf.constant(2, tf.float32)",
+        "float32[4], tf.constant(3, tf.float32)",
+    ]
+    traces = next(m for m in app.metric if m.label == "Traces")
+    assert (traces.value, traces.delta) == ("1", "-2 vs run 1")  # 3 traces before, 1 after

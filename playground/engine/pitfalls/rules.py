@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeGuard
 
+from ...contract import plan_fit, reasons
 from ...contract.i18n import _, sentences
 from ...contract.job import FunctionReport, Warning
 from .signature import suggest_signature
@@ -349,8 +350,11 @@ def python_scalar_arg(seen: Seen) -> list[Warning]:
     changes = _python_value_changes(seen)
     if not changes:
         return []
+    first_call = seen.report.calls[0].args if seen.report.calls else ""
     edits = ", ".join(
-        _("tf.constant({value}) for {arg}").format(value=steps[0].split(" -> ")[0], arg=arg)
+        _("{tensor} for {arg}").format(
+            tensor=plan_fit.as_tensor(steps[0].split(" -> ")[0], first_call), arg=arg
+        )
         for arg, steps in changes.items()
     )
     return [
@@ -380,10 +384,8 @@ def _python_value_changes(seen: Seen) -> dict[str, list[str]]:
     """Argument -> its Python value changes ("0.01 -> 0.005"), read from the calls' reasons."""
     changes: dict[str, list[str]] = {}
     for call in seen.report.calls:
-        for part in (call.reason or "").split("; "):
-            arg, _sep, change = part.partition(": ")
-            if change.startswith("Python value"):
-                changes.setdefault(arg, []).append(change.removeprefix("Python value "))
+        for arg, change in reasons.python_values(call.reason):
+            changes.setdefault(arg, []).append(change)
     return changes
 
 

@@ -6,9 +6,11 @@ import html
 
 import streamlit as st
 
+from ...contract import plan_fit, reasons, source_info
 from ...contract.i18n import _
-from ...contract.job import ErrorInfo
+from ...contract.job import ErrorInfo, Warning
 from ...reports.safe_text import markdown_literal as md
+from .. import keys, plan
 from ..state import Result
 
 
@@ -78,19 +80,59 @@ def grouped_errors(result: Result) -> list[tuple[str, ErrorInfo]]:
     return errors
 
 
+def python_values_that_changed(result: Result, function: str | None) -> list[str]:
+    """The arguments whose Python value changed between the calls of `function`, as the
+    python-scalar-arg pitfall names them."""
+    names: list[str] = []
+    for report in result.report.functions:
+        if function is None or report.name == function:
+            for call in report.calls:
+                names += [arg for arg, _change in reasons.python_values(call.reason) if arg not in names]
+    return names
+
+
+def fix_button(result: Result, warning: Warning, number: int) -> None:
+    """The fix applied with one click, where the page can make it: python-scalar-arg's, in the
+    plan. The run that follows shows the trace count beside the one before (results summary)."""
+    if warning.code != "python-scalar-arg" or result.comparison is not None:
+        return
+    names = python_values_that_changed(result, warning.function)
+    if names:
+        st.button(
+            _("Apply: pass {names} as tensors in the call plan, and run again").format(
+                names=", ".join(names)
+            ),
+            key=f"{keys.APPLY_FIX}_{number}",
+            on_click=apply_tensors_fix,
+            args=(result, names),
+        )
+
+
+def apply_tensors_fix(result: Result, names: list[str]) -> None:
+    """on_click: the plan with those arguments as tf.constant(...), and a run of it."""
+    job = result.job
+    info = next((i for i in source_info.functions(job.source) if i.name == job.function), None)
+    lines = plan.call_lines(str(st.session_state.get(keys.CALLS) or ""))
+    st.session_state[keys.CALLS] = "\n".join(plan_fit.as_tensors(lines, set(names), info))
+    st.session_state[keys.FIX_APPLIED] = (result.number, result.report.tracing_count)
+    st.session_state[keys.RUN_REQUESTED] = True
+    st.session_state[keys.RERUN_PAGE] = True  # the plan's box, outside the results, shows it
+
+
 def render(result: Result) -> None:
     report = result.report
     errors = grouped_errors(result)
     if not report.warnings and not errors:
         st.success(_("No problems found: no pitfall warnings and no errors."))
         return
-    for warning in report.warnings:
+    for number, warning in enumerate(report.warnings):
         where = _("line {line}").format(line=warning.line) if warning.line else _("function")
         st.warning(
             _("**{code}** ({where}): {message}\n\n**Fix:** {fix}").format(
                 code=md(warning.code), where=where, message=md(warning.message), fix=md(warning.fix)
             )
         )
+        fix_button(result, warning, number)
     for where, error in errors:
         st.error(
             _("**{type}** in {where}").format(type=md(error.type), where=where)

@@ -109,3 +109,17 @@ def test_a_placeholder_counts_as_the_argument_it_stands_for() -> None:
     (one,) = source_info.functions("def bad(x): pass")
     assert not plan_fit.fits(["?, ?"], one)  # two arguments for one parameter
     assert plan_fit.fits(["?"], one) and plan_fit.fits(["x=?"], one)
+
+
+def test_the_tensor_fix_keeps_each_value_and_the_dtype_it_met() -> None:
+    (info,) = source_info.functions("def train_step(x, y, lr, step): pass")
+    lines = [
+        "float32[8,3], float32[8,1], 0.01, 1",
+        "int32[3], int32[3], lr=0.5, step=2",
+        "float32[3], 1, 0.5, 7",
+    ]
+    assert plan_fit.as_tensors(lines, {"lr", "step"}, info) == [
+        "float32[8,3], float32[8,1], tf.constant(0.01), tf.constant(1, tf.float32)",
+        "int32[3], int32[3], lr=tf.constant(0.5), step=tf.constant(2)",  # no float tensor: an int stays one
+        "float32[3], 1, tf.constant(0.5), tf.constant(7, tf.float32)",  # y is not named: kept
+    ]

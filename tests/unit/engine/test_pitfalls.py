@@ -98,7 +98,8 @@ def test_every_python_value_that_changed_is_named_with_its_exact_edit():
     _, report = warnings(TRAIN_STEP, "train_step", calls)
     scalar = next(w for w in report.warnings if w.code == "python-scalar-arg")
     assert "Python value of step, lr changed" in scalar.message and "lr 0.01 -> 0.005" in scalar.message
-    assert "tf.constant(1) for step, tf.constant(0.01) for lr" in scalar.fix
+    # step, an int beside a float32 tensor, as the float32 it became where they met
+    assert "tf.constant(1, tf.float32) for step, tf.constant(0.01) for lr" in scalar.fix
     retracing = next(w for w in report.warnings if w.code == "excessive-retracing")
     # The cause is values, not shapes: no input_signature with None, no reduce_retracing.
     assert retracing.fix == "For the Python values: pass them as tensors (see python-scalar-arg)."
