@@ -18,7 +18,7 @@ ANNOTATED = {
     "str": '"a"',
 }
 TENSOR_ANNOTATIONS = ("Tensor", "ndarray", "Variable")
-TENSOR_GUESS = "float32[3]"
+TENSOR_GUESS = "float32[2,3]"  # a batch of 2 rows of 3: what a Keras layer takes, and x * 2 too
 DYNAMIC_SIZE = 2  # a None dim of the function's input_signature, in a suggested call
 
 

@@ -259,7 +259,8 @@ def _run(settings: Settings) -> None:
     started = time.monotonic()
     progress = RunProgress(len(job.calls))
     stop_area, elapsed = st.columns([1, 3], vertical_alignment="center")
-    stop_area.button(_("Stop"), key=keys.STOP, help=_("Stops the run: its worker is killed at once."))
+    stop = stop_area.empty()  # emptied once the run ends
+    stop.button(_("Stop"), key=keys.STOP, help=_("Stops the run: its worker is killed at once."))
     control = JobControl()
     try:
         report, comparison = watched(
@@ -278,10 +279,12 @@ def _run(settings: Settings) -> None:
             min(job.timeout_s, settings.timeout_s),
         )
     except PlaygroundError as error:
+        stop.empty()
         log_run(session, started, error=error, client=client)
         progress.finish(_("The run did not finish"))
         st.session_state[keys.RUN_ERROR] = str(error)  # worded for a person; no class names
         return
+    stop.empty()
     log_run(session, started, report, client=client)
     progress.finish(_("Done: {summary}").format(summary=markdown_literal(report.message or report.status)))
     previous = state.result()

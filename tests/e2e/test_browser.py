@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import pathlib
 import re
-import time
 
 import pytest
 import repo_paths
@@ -16,12 +15,18 @@ from browser_support import (  # noqa: F401 - fixtures
     SHOTS,
     USES_CHROMIUM,
     chromium_page,
+    close_tooltip,
+    editor,
+    editor_text,
+    expect_editor_text,
+    leave_editor,
     open_options,
     open_panel,
     page,
     run_and_wait,
     server,
     traces_value,
+    type_code,
     wait_idle,
 )
 
@@ -40,45 +45,6 @@ def scale(x, factor):
         x = x * factor
     return tf.reduce_sum(x)
 """
-
-
-def editor(page):
-    return page.locator(EDITOR)
-
-
-def editor_text(page) -> str:
-    return editor(page).locator(".ace_editor").evaluate("el => el.env.editor.getValue()")
-
-
-def expect_editor_text(page, pattern: str) -> None:
-    deadline = time.monotonic() + 30
-    while not re.search(pattern, editor_text(page)):
-        assert time.monotonic() < deadline, f"editor text never matched {pattern!r}: {editor_text(page)!r}"
-        time.sleep(0.2)
-
-
-def close_tooltip(page) -> None:
-    """Moves the mouse over the text, away from the gutter: a gutter tooltip left open closes,
-    as Ace closes it for a person whose mouse crosses the text."""
-    box = editor(page).locator(".ace_content").bounding_box()
-    assert box is not None
-    page.mouse.move(box["x"] + box["width"] - 10, box["y"] + 5)
-    expect(editor(page).locator(".ace_tooltip:visible")).to_have_count(0)
-
-
-def type_code(page, text: str) -> None:
-    """Replaces the editor's text as a person would: click in it, select all, type (paste-like)."""
-    close_tooltip(page)  # it would take the click
-    editor(page).locator(".ace_content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(text)
-
-
-def leave_editor(page) -> None:
-    """Clicking outside the editor blurs it, which hands its text to the app."""
-    page.get_by_text("tf.function playground", exact=True).first.click()
-    page.wait_for_timeout(300)
-    wait_idle(page)
 
 
 def gutter_marks(page, kind: str = "error"):

@@ -51,14 +51,14 @@ def test_a_pasted_function_gets_a_plan_from_its_parameters_and_runs_on_the_first
     old_plan = app.text_area(key=keys.CALLS).value
     app.text_area(key=keys.SOURCE).input(TRAIN_STEP).run()
     assert app.selectbox(key=keys.FUNCTION).value == "train_step"
-    assert app.text_area(key=keys.CALLS).value == "float32[3], float32[3], lr=0.01, step=0"
+    assert app.text_area(key=keys.CALLS).value == "float32[2,3], float32[2,3], lr=0.01, step=0"
     note = next(c for c in texts(app, "caption") if c.startswith("A plan for"))
     assert "train_step(x, y, lr=0.01, step=0)" in note and old_plan.splitlines()[0] in note
     assert not app.warning  # nothing left to fix before Run
     before = len(submitted())
     app.button(key=keys.RUN).click().run()
     assert len(submitted()) == before + 1  # (the replay has no report for it: the job is the check)
-    assert submitted()[-1].calls == ("float32[3], float32[3], lr=0.01, step=0",)
+    assert submitted()[-1].calls == ("float32[2,3], float32[2,3], lr=0.01, step=0",)
 
 
 def test_without_annotations_the_plan_marks_what_to_fill_and_run_is_refused(app) -> None:

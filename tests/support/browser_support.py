@@ -175,6 +175,48 @@ def chromium_page(width: int = 1500, height: int = 2200) -> Iterator[object]:
             browser.close()
 
 
+# The code editor, driven as a person drives it.
+def editor(page):  # type: ignore[no-untyped-def]
+    return page.locator(EDITOR)
+
+
+def editor_text(page) -> str:  # type: ignore[no-untyped-def]
+    return editor(page).locator(".ace_editor").evaluate("el => el.env.editor.getValue()")
+
+
+def expect_editor_text(page, pattern: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + 30
+    while not re.search(pattern, editor_text(page)):
+        assert time.monotonic() < deadline, f"editor text never matched {pattern!r}: {editor_text(page)!r}"
+        time.sleep(0.2)
+
+
+def close_tooltip(page) -> None:  # type: ignore[no-untyped-def]
+    """Moves the mouse over the text, away from the gutter: a gutter tooltip left open closes,
+    as Ace closes it for a person whose mouse crosses the text."""
+    box = editor(page).locator(".ace_content").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] - 10, box["y"] + 5)
+    from playwright.sync_api import expect
+
+    expect(editor(page).locator(".ace_tooltip:visible")).to_have_count(0)
+
+
+def type_code(page, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Replaces the editor's text as a person would: click in it, select all, type (paste-like)."""
+    close_tooltip(page)  # it would take the click
+    editor(page).locator(".ace_content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(text)
+
+
+def leave_editor(page) -> None:  # type: ignore[no-untyped-def]
+    """Clicking outside the editor blurs it, which hands its text to the app."""
+    page.get_by_text("tf.function playground", exact=True).first.click()
+    page.wait_for_timeout(300)
+    wait_idle(page)
+
+
 # Fixtures for the browser tests (import them by name): one app server per test module, and a
 # fresh Chromium page per test.
 @pytest.fixture(scope="module")

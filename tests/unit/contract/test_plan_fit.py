@@ -71,7 +71,7 @@ def test_the_mismatch_is_said_in_words() -> None:
 
 SUGGESTED = [
     ("def f(x, n): pass", "?, ?"),
-    ("def f(x: tf.Tensor, lr: float = 0.01, step: int = 0): pass", "float32[3], lr=0.01, step=0"),
+    ("def f(x: tf.Tensor, lr: float = 0.01, step: int = 0): pass", "float32[2,3], lr=0.01, step=0"),
     ("def f(n: int, flag: bool, name: str, rate: float): pass", '1, True, "a", 0.5'),
     ("def f(x, z=tf.zeros(3)): pass", "?"),  # a default the plan cannot write: Python passes it
     ("def f(x, *, k): pass", "?, k=?"),

@@ -1,0 +1,157 @@
+"""A person's own code in a real browser (Chromium, a real `streamlit run` and sandbox): the ML
+engineer's journey with a Keras train step, from paste to the fix applied from the page, at
+1400x900 and on a phone; and every kind of bad input answered in view, with the code kept."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from browser_support import (  # noqa: F401 - fixtures
+    RUN_TIMEOUT_MS,
+    SHOTS,
+    USES_CHROMIUM,
+    chromium_page,
+    editor_text,
+    leave_editor,
+    run_and_wait,
+    server,
+    traces_value,
+    type_code,
+    wait_idle,
+)
+
+pytestmark = USES_CHROMIUM
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = sync_api.expect
+expect.set_options(timeout=20_000)
+
+TRAIN_STEP = """import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+optimizer = tf.keras.optimizers.SGD()
+
+
+@tf.function
+def train_step(x: tf.Tensor, y: tf.Tensor, lr: float = 0.01, step: int = 0):
+    optimizer.learning_rate.assign(lr)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x) - y) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+"""
+CHANGING = "\n".join(
+    f"float32[2,3], float32[2,3], lr={lr}, step={step}" for lr, step in ((0.01, 0), (0.01, 1), (0.005, 2))
+)
+
+# The fix as the page applies it: each as a tensor of the dtype it met (step beside float32 x).
+FIXED = "\n".join(
+    f"float32[2,3], float32[2,3], lr=tf.constant({lr}), step=tf.constant({step}, tf.float32)"
+    for lr, step in ((0.01, 0), (0.01, 1), (0.005, 2))
+)
+
+
+def in_view(page, element) -> bool:
+    box = element.bounding_box()  # relative to the viewport; None when not drawn
+    height = page.viewport_size["height"]
+    return box is not None and box["height"] > 0 and box["y"] >= 0 and box["y"] + box["height"] <= height
+
+
+def plan_box(page):
+    return page.locator(".st-key-calls textarea")
+
+
+def set_plan(page, text: str) -> None:
+    plan_box(page).fill(text)
+    plan_box(page).press("Control+Enter")  # Streamlit's text area applies its value
+    wait_idle(page)
+
+
+def test_the_ml_engineers_journey_from_paste_to_the_fix(server) -> None:
+    with chromium_page(1400, 900) as page:
+        page.goto(server)
+        wait_idle(page)
+        type_code(page, TRAIN_STEP)
+        leave_editor(page)
+        # The plan follows the pasted function: its annotations and defaults, no edit needed.
+        expect(plan_box(page)).to_have_value("float32[2,3], float32[2,3], lr=0.01, step=0")
+        run_and_wait(page)
+        assert traces_value(page) == "2"  # Keras builds its weights: two traces on the first call
+        page.get_by_role("tab", name="Traces").click()
+        # The data grid draws on a canvas; its cells are there for screen readers.
+        expect(page.locator("[role=gridcell]", has_text=re.compile("^traced 2 times$"))).to_have_count(1)
+        expect(page.locator("[role=gridcell]", has_text="the first trace created variables")).to_have_count(1)
+        page.screenshot(path=str(SHOTS / "first-try-pasted-1400x900.png"))
+
+        set_plan(page, CHANGING)  # a learning rate and a step that change, as Python numbers
+        run_and_wait(page, 2)
+        assert traces_value(page) == "4"
+        page.get_by_role("tab", name="Problems").click()  # the pitfalls and their fixes
+        apply = page.get_by_role(
+            "button", name="Apply: pass step, lr as tensors in the call plan, and run again"
+        )
+        apply.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "first-try-advice-1400x900.png"))
+        apply.click()
+        expect(page.get_by_text("Run 3 · TensorFlow", exact=False)).to_be_visible(timeout=RUN_TIMEOUT_MS)
+        wait_idle(page)
+        assert traces_value(page) == "2"  # 4 -> 2: only the first call's two traces are left
+        expect(page.get_by_test_id("stMetricDelta")).to_contain_text("-2 vs run 2")
+        expect(plan_box(page)).to_have_value(FIXED)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SHOTS / "first-try-fixed-1400x900.png"))
+        assert "def train_step" in editor_text(page)
+
+
+def test_the_journey_on_a_phone(server) -> None:
+    with chromium_page(390, 844) as page:
+        page.goto(server)
+        wait_idle(page)
+        type_code(page, TRAIN_STEP)
+        leave_editor(page)
+        expect(plan_box(page)).to_have_value("float32[2,3], float32[2,3], lr=0.01, step=0")
+        run_and_wait(page)
+        assert traces_value(page) == "2"
+        page.locator(".st-key-run button").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "first-try-phone-390x844.png"))
+
+
+SQUARE = "import tensorflow as tf\n\n@tf.function\ndef square(x):\n    return x * x\n"
+BROKEN = "import tensorflow as tf\n\n@tf.function\ndef bad(x):\n    y = x.numpy()\n    return y\n"
+TWO = "import tensorflow as tf\n\n@tf.function\ndef pair(x, n):\n    return x * n\n"
+BAD_INPUTS = [
+    # (what, code, plan, the words the answer has)
+    ("malformed shape", SQUARE, "float32[3,x]", "malformed dim 'x'"),
+    ("unknown dtype", SQUARE, "flaot32[3]", "did you mean float32?"),
+    ("huge tensor", SQUARE, "float32[100000,100000]", "over the cap"),
+    ("wrong arity", TWO, "float32[3]", "pair takes x, n; this call passes 1 argument(s), without n"),
+    ("a placeholder left", TWO, "float32[3], ?", "fill in n"),
+    ("syntax error", "import tensorflow as tf\n\ndef f(x)\n    return x\n", "float32[3]", "SyntaxError"),
+    ("a call that raises", BROKEN, "float32[3]", "'SymbolicTensor' object has no attribute 'numpy'"),
+    ("empty code", "", "float32[3]", "The editor is empty"),
+]
+
+
+@pytest.mark.parametrize(("what", "code", "plan", "words"), BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_a_bad_input_is_answered_in_view_and_the_code_is_kept(server, what, code, plan, words) -> None:
+    with chromium_page(1400, 900) as page:
+        page.goto(server)
+        wait_idle(page)
+        if code:
+            type_code(page, code)
+        else:  # an emptied editor
+            type_code(page, "x")
+            page.keyboard.press("Backspace")
+        leave_editor(page)
+        set_plan(page, plan)
+        page.locator(".st-key-run button").click()
+        wait_idle(page)
+        answers = page.get_by_text(words, exact=False)
+        # Said where the eye is, right after Run (and perhaps again by its field, out of view).
+        deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
+        while not any(in_view(page, answers.nth(i)) for i in range(answers.count())):
+            assert time.monotonic() < deadline, f"{words!r} never in view after Run"
+            page.wait_for_timeout(250)
+        assert editor_text(page) == code  # nothing typed is lost
