@@ -198,3 +198,35 @@ def _is_number(text: str) -> bool:
     except specs.SpecError:
         return False
     return isinstance(value, specs.PyValue) and type(value.value) in (int, float, bool)
+
+
+def covering_signature(call_texts: list[str]) -> tuple[specs.TensorSpec, ...] | None:
+    """The input_signature that serves every call with one trace: the calls' tensors, one per
+    position, with None where their dims differ; None when no such signature exists (keyword
+    or Python arguments, or a dtype or rank that differs)."""
+    columns: list[list[specs.TensorSpec]] = []
+    for text in call_texts:
+        try:
+            call = specs.parse_call(text)
+        except specs.SpecError:
+            return None
+        if call.kwargs or not all(isinstance(a, specs.TensorSpec) for a in call.args):
+            return None
+        if not columns:
+            columns = [[] for _ in call.args]
+        if len(call.args) != len(columns):
+            return None
+        for column, arg in zip(columns, call.args):
+            column.append(arg)  # type: ignore[arg-type]
+    if not columns:
+        return None
+    covering = []
+    for column in columns:
+        dtypes, ranks = {s.dtype for s in column}, {len(s.shape) for s in column}
+        if len(dtypes) != 1 or len(ranks) != 1:
+            return None
+        shape = tuple(
+            None if len({s.shape[i] for s in column}) > 1 else column[0].shape[i] for i in range(ranks.pop())
+        )
+        covering.append(specs.TensorSpec(dtypes.pop(), shape))
+    return tuple(covering)

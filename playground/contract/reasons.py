@@ -70,6 +70,24 @@ def python_values(reason: str | None) -> list[tuple[str, str]]:
     return found
 
 
+def causes(reason: str | None) -> set[str]:
+    """What a retrace reason says made the new trace: "value" (a Python value changed, or a
+    tensor became one), "shape" (a shape or dtype, or a new argument), "other" (no argument
+    changed). None for a first call or no trace."""
+    found: set[str] = set()
+    if not reason or reason == "first call":
+        return found
+    for part in reason.split("; "):
+        _arg, _sep, change = part.partition(": ")
+        if "Python value" in change:
+            found.add("value")
+        elif change.startswith(("shape", "dtype", "new argument")) or " -> " in change:
+            found.add("shape")
+        else:
+            found.add("other")
+    return found
+
+
 def mode_name(mode: str) -> str:
     """eager, graph, xla as the reader says them; the JSON and the CSV keep the codes."""
     return _(MODE_NAMES[mode]) if mode in MODE_NAMES else mode

@@ -247,6 +247,7 @@ def run_button(settings: Settings, status: DeltaGenerator | None = None) -> bool
 
 def _run(settings: Settings) -> None:
     values = state.current_values()
+    before_fix = st.session_state.pop(keys.FIX_APPLIED, None)  # this run is the fix's, or none is
     job, errors = request.checked_job(values, settings, i18n.current())
     st.session_state[keys.FIELD_ERRORS] = errors
     st.session_state.pop(keys.RUN_ERROR, None)
@@ -299,4 +300,5 @@ def _run(settings: Settings) -> None:
         number=previous.number + 1 if previous else 1,
         archives=archives,
         comparison=comparison,
+        before_fix=before_fix,
     )

@@ -38,6 +38,7 @@ class Result:
     number: int = 1  # runs so far in this session, shown so a fresh result is evident
     archives: dict = field(default_factory=dict)  # export_zip.collect(): zips built at run time
     comparison: Comparison | None = None  # compare mode: both sides; report is side a
+    before_fix: tuple[int, int] | None = None  # (run number, its traces): a fix made this run
 
 
 def example_values(example: gallery.Example) -> dict:

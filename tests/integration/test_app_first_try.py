@@ -167,3 +167,28 @@ def test_the_python_value_fix_applied_from_the_page_cuts_the_traces(monkeypatch)
     ]
     traces = next(m for m in app.metric if m.label == "Traces")
     assert (traces.value, traces.delta) == ("1", "-2 vs run 1")  # 3 traces before, 1 after
+
+
+def test_the_shape_fixes_are_one_click_each_and_the_count_falls(app) -> None:
+    """excessive-retracing over shapes offers the covering input_signature and reduce_retracing;
+    reduce_retracing applied from the page runs again (recorded: 4 traces, then 2)."""
+    app.query_params["example"] = "many-shapes"
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    problems = tab(app, "Problems")
+    labels = [b.label for b in problems.button if b.key and b.key.startswith(keys.APPLY_FIX)]
+    assert labels == [
+        "Apply: input_signature float32[None], and run again",
+        "Apply: reduce_retracing, and run again",
+    ]
+    next(b for b in problems.button if b.label == labels[0]).click().run()
+    assert submitted()[-1].signature == "float32[None]"  # (not recorded: the job is the check)
+    app.session_state[keys.SIGNATURE] = ""
+    app.button(key=keys.RUN).click().run()  # run 2: the example again, as run 1
+    assert not next(m for m in app.metric if m.label == "Traces").delta  # no fix made this run
+    problems = tab(app, "Problems")
+    next(b for b in problems.button if b.label == labels[1]).click().run()
+    assert app.session_state[keys.REDUCE_RETRACING] is True
+    assert submitted()[-1].reduce_retracing is True
+    traces = next(m for m in app.metric if m.label == "Traces")
+    assert (traces.value, traces.delta) == ("2", "-2 vs run 2")

@@ -390,21 +390,8 @@ def _python_value_changes(seen: Seen) -> dict[str, list[str]]:
 
 
 def _retrace_causes(seen: Seen) -> set[str]:
-    """What made the retraces: "value" (a Python value), "shape" (a shape or dtype, or a new
-    argument), "other" (no argument changed)."""
-    causes = set()
-    for call in seen.report.calls:
-        if not call.retraced or call.reason in (None, "first call"):
-            continue
-        for part in call.reason.split("; "):
-            _arg, _sep, change = part.partition(": ")
-            if "Python value" in change:  # a new value, or a tensor that became one
-                causes.add("value")
-            elif change.startswith(("shape", "dtype", "new argument")) or " -> " in change:
-                causes.add("shape")
-            else:
-                causes.add("other")
-    return causes
+    """What made the function's retraces (reasons.causes of each retracing call)."""
+    return {cause for call in seen.report.calls if call.retraced for cause in reasons.causes(call.reason)}
 
 
 @observed_rule

@@ -92,11 +92,11 @@ def summary(result: Result) -> None:
     calls = sum(len(f.calls) for f in report.functions)
     failed = sum(1 for f in report.functions for c in f.calls if c.error and not c.handled)
     c1, c2, c3, c4 = st.columns(4)
-    fixed = st.session_state.get(keys.FIX_APPLIED)
     delta = None
-    if fixed is not None and fixed[0] + 1 == result.number:  # this run tried the fix
+    if result.before_fix is not None:  # this run tried a fix: its count against the run before
+        number, traces = result.before_fix
         delta = _("{change} vs run {number}").format(
-            change=f"{report.tracing_count - fixed[1]:+d}", number=fixed[0]
+            change=f"{report.tracing_count - traces:+d}", number=number
         )
     c1.metric(
         _("Traces"),

@@ -10,7 +10,7 @@ from ...contract import plan_fit, reasons, source_info
 from ...contract.i18n import _
 from ...contract.job import ErrorInfo, Warning
 from ...reports.safe_text import markdown_literal as md
-from .. import keys, plan
+from .. import keys
 from ..state import Result
 
 
@@ -92,31 +92,64 @@ def python_values_that_changed(result: Result, function: str | None) -> list[str
 
 
 def fix_button(result: Result, warning: Warning, number: int) -> None:
-    """The fix applied with one click, where the page can make it: python-scalar-arg's, in the
-    plan. The run that follows shows the trace count beside the one before (results summary)."""
-    if warning.code != "python-scalar-arg" or result.comparison is not None:
+    """The fix applied with one click, where the page can make it: python-scalar-arg's in the
+    plan; excessive-retracing's over shapes as an input_signature or reduce_retracing. The run
+    that follows shows the trace count beside the one before (results summary)."""
+    if result.comparison is not None or result.job.function is None:
         return
-    names = python_values_that_changed(result, warning.function)
-    if names:
-        st.button(
-            _("Apply: pass {names} as tensors in the call plan, and run again").format(
-                names=", ".join(names)
-            ),
-            key=f"{keys.APPLY_FIX}_{number}",
-            on_click=apply_tensors_fix,
-            args=(result, names),
+    key = f"{keys.APPLY_FIX}_{number}"
+    if warning.code == "python-scalar-arg":
+        names = python_values_that_changed(result, warning.function)
+        if names:
+            st.button(
+                _("Apply: pass {names} as tensors in the call plan, and run again").format(
+                    names=", ".join(names)
+                ),
+                key=key,
+                on_click=apply_fix,
+                args=(result, {keys.CALLS: _as_tensors(result, names)}),
+            )
+    elif (
+        warning.code == "excessive-retracing" and _shapes_retraced(result) and not result.job.reduce_retracing
+    ):
+        covering = plan_fit.covering_signature(list(result.job.calls))
+        one, two = st.columns(2)
+        if covering:
+            signature = ", ".join(str(spec) for spec in covering)
+            one.button(
+                _("Apply: input_signature {signature}, and run again").format(signature=signature),
+                key=key,
+                on_click=apply_fix,
+                args=(result, {keys.SIGNATURE: signature}),
+            )
+        two.button(
+            _("Apply: reduce_retracing, and run again"),
+            key=f"{key}_reduce",
+            on_click=apply_fix,
+            args=(result, {keys.REDUCE_RETRACING: True}),
         )
 
 
-def apply_tensors_fix(result: Result, names: list[str]) -> None:
-    """on_click: the plan with those arguments as tf.constant(...), and a run of it."""
+def _shapes_retraced(result: Result) -> bool:
+    """Whether a shape made a retrace, and no input_signature was set (the shape fixes'
+    case; for a Python value they would not help)."""
+    calls = [c for f in result.report.functions for c in f.calls if c.retraced]
+    return not result.job.signature and any("shape" in reasons.causes(c.reason) for c in calls)
+
+
+def _as_tensors(result: Result, names: list[str]) -> str:
     job = result.job
     info = next((i for i in source_info.functions(job.source) if i.name == job.function), None)
-    lines = plan.call_lines(str(st.session_state.get(keys.CALLS) or ""))
-    st.session_state[keys.CALLS] = "\n".join(plan_fit.as_tensors(lines, set(names), info))
+    return "\n".join(plan_fit.as_tensors(list(job.calls), set(names), info))
+
+
+def apply_fix(result: Result, inputs: dict[str, object]) -> None:
+    """on_click: the inputs the fix changes (the plan, the signature or an option), and a run."""
+    for key, value in inputs.items():
+        st.session_state[key] = value
     st.session_state[keys.FIX_APPLIED] = (result.number, result.report.tracing_count)
     st.session_state[keys.RUN_REQUESTED] = True
-    st.session_state[keys.RERUN_PAGE] = True  # the plan's box, outside the results, shows it
+    st.session_state[keys.RERUN_PAGE] = True  # the inputs, outside the results, show the change
 
 
 def render(result: Result) -> None:
