@@ -46,7 +46,7 @@ def render_function(f: FunctionReport) -> list[str]:
         lines += _indent(c.stdout) if c.stdout.strip() else []
         if c.error:
             where = _(" at line {line}").format(line=c.error.line) if c.error.line else ""
-            message = c.error.message.splitlines()[-1][:200] if c.error.message else ""
+            message = c.error.headline()[:200]
             lines.append(f"      ! {c.error.type}{where}: {message}")
         elif c.output is not None:
             lines.append(f"      -> {c.output}")

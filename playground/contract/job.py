@@ -45,6 +45,17 @@ class ErrorInfo:
     column: int | None = None  # 1-based, where Python knows it (syntax errors)
     traceback: str = ""  # the user's frames (and TF's), as Python prints them
 
+    def headline(self) -> str:
+        """The line a person reads first. TensorFlow's "in user code:" message starts with
+        that phrase and ends with the error itself ("AttributeError: 'SymbolicTensor' object
+        has no attribute 'numpy'"): the end, without the repeated type."""
+        lines = [line.strip() for line in self.message.splitlines() if line.strip()]
+        if not lines:
+            return ""
+        if lines[0] == "in user code:" and len(lines) > 1:
+            return lines[-1].removeprefix(f"{self.type}: ")
+        return lines[0]
+
 
 @dataclass(frozen=True)
 class Warning:

@@ -73,7 +73,7 @@ def _from_traces(tracked: TrackedFunction) -> tuple[dict, str]:
     tracked.concrete_signatures()  # make sure every trace is listed
     if not tracked.traces:
         failed = next((c.error for c in tracked.calls if c.error), None)
-        why = f" ({failed.type}: {failed.message.splitlines()[-1][:200]})" if failed else ""
+        why = f" ({failed.type}: {failed.headline()[:200]})" if failed else ""
         return {}, _("Cannot export: no call traced successfully, so there is no graph to save") + why
     problems = []
     for cf in tracked.traces:

@@ -62,7 +62,7 @@ def playground_error(e: PlaygroundError) -> ErrorInfo:
 def _summary(error: ErrorInfo | None, functions: list[FunctionReport]) -> str:
     if error is not None:
         where = f" (line {error.line})" if error.line else ""
-        return f"{error.type}{where}: {error.message.splitlines()[0][:200]}"
+        return f"{error.type}{where}: {error.headline()[:200]}"
     traces = sum(f.tracing_count for f in functions)
     calls = sum(len(f.calls) for f in functions)
     failed = sum(1 for f in functions for c in f.calls if c.error and not c.handled)

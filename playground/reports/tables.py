@@ -33,7 +33,7 @@ def timeline_rows(function: FunctionReport) -> list[dict]:
         outcome = call.output or ""
         if call.error:
             handled = _(" (handled by your code)") if call.handled else ""
-            last = (call.error.message.splitlines() or [""])[-1]  # raise ValueError() has none
+            last = call.error.headline()  # raise ValueError() has none: ""
             outcome = f"{call.error.type}{handled}: {last}"
         reason = reasons.text(call.reason or "")
         if count > 1:

@@ -59,3 +59,18 @@ def test_report_round_trip_keeps_nested_types():
     assert isinstance(back.functions[0].calls[0], CallRecord)
     assert isinstance(back.functions[0].timing.eager, ModeTiming)
     assert back.tracing_count == 1
+
+
+def test_an_errors_headline_is_the_line_a_person_reads_first():
+    from playground.contract.job import ErrorInfo
+
+    user_code = (
+        'in user code:\n\n    File "playground_input.py", line 5, in bad  *\n        y = x.numpy()\n\n'
+        "    AttributeError: 'SymbolicTensor' object has no attribute 'numpy'"
+    )
+    assert (
+        ErrorInfo("AttributeError", user_code).headline()
+        == "'SymbolicTensor' object has no attribute 'numpy'"
+    )
+    assert ErrorInfo("ValueError", "bad value\ndetails").headline() == "bad value"
+    assert ErrorInfo("ValueError", "").headline() == ""
