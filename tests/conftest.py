@@ -57,10 +57,24 @@ def _host_network(request) -> Iterator[None]:  # type: ignore[no-untyped-def]
     if request.node.get_closest_marker("browser") is None:
         yield
         return
+    import browser_support
     import host_network
 
+    browser_support.FAILED_REQUESTS.clear()
     with host_network.browsing():
         yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
+    """A failed browser test's report lists the requests its pages saw fail."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and item.get_closest_marker("browser") is not None:
+        import browser_support
+
+        if browser_support.FAILED_REQUESTS:
+            report.sections.append(("requests that failed", "\n".join(browser_support.FAILED_REQUESTS[-50:])))
 
 
 def pytest_sessionfinish(session) -> None:  # type: ignore[no-untyped-def]

@@ -69,16 +69,21 @@ def set_plan(page, text: str) -> None:
     wait_idle(page)
 
 
+def paste_and_run(page, server: str) -> None:
+    """The first try: paste the train step, press Run with the plan the page made."""
+    page.goto(server)
+    wait_idle(page)
+    type_code(page, TRAIN_STEP)
+    leave_editor(page)
+    # The plan follows the pasted function: its annotations and defaults, no edit needed.
+    expect(plan_box(page)).to_have_value("float32[2,3], float32[2,3], lr=0.01, step=0")
+    run_and_wait(page)
+    assert traces_value(page) == "2"  # Keras builds its weights: two traces on the first call
+
+
 def test_the_ml_engineers_journey_from_paste_to_the_fix(server) -> None:
     with chromium_page(1400, 900) as page:
-        page.goto(server)
-        wait_idle(page)
-        type_code(page, TRAIN_STEP)
-        leave_editor(page)
-        # The plan follows the pasted function: its annotations and defaults, no edit needed.
-        expect(plan_box(page)).to_have_value("float32[2,3], float32[2,3], lr=0.01, step=0")
-        run_and_wait(page)
-        assert traces_value(page) == "2"  # Keras builds its weights: two traces on the first call
+        paste_and_run(page, server)
         page.get_by_role("tab", name="Traces").click()
         # The data grid draws on a canvas; its cells are there for screen readers.
         expect(page.locator("[role=gridcell]", has_text=re.compile("^traced 2 times$"))).to_have_count(1)
@@ -107,13 +112,7 @@ def test_the_ml_engineers_journey_from_paste_to_the_fix(server) -> None:
 
 def test_the_journey_on_a_phone(server) -> None:
     with chromium_page(390, 844) as page:
-        page.goto(server)
-        wait_idle(page)
-        type_code(page, TRAIN_STEP)
-        leave_editor(page)
-        expect(plan_box(page)).to_have_value("float32[2,3], float32[2,3], lr=0.01, step=0")
-        run_and_wait(page)
-        assert traces_value(page) == "2"
+        paste_and_run(page, server)
         page.locator(".st-key-run button").scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / "first-try-phone-390x844.png"))
 

@@ -96,8 +96,22 @@ def streamlit_server(
         process.wait(timeout=20)
 
 
+# Every request a test's pages saw fail (net::ERR_..., and the URL): tests/conftest.py adds them
+# to a failed browser test's report, so that a flake names its cause.
+FAILED_REQUESTS: list[str] = []
+
+
 def launch(playwright):  # type: ignore[no-untyped-def]
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    new_page = browser.new_page
+
+    def watched_page(*args, **kwargs):  # type: ignore[no-untyped-def]
+        page = new_page(*args, **kwargs)
+        page.on("requestfailed", lambda request: FAILED_REQUESTS.append(f"{request.failure} {request.url}"))
+        return page
+
+    browser.new_page = watched_page
+    return browser
 
 
 EDITOR = ".st-key-source_box"  # the code editor (Ace, drawn in the page by a v2 component)
