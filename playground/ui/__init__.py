@@ -132,7 +132,11 @@ def run_button(settings: Settings, status: DeltaGenerator | None = None) -> None
 def result_area(wide: DeltaGenerator | None = None) -> None:
     """The last run's error or result. `wide`: a slot at the page's width for the code view."""
     if st.session_state.get(keys.RUN_ERROR):
-        st.error(markdown_literal(st.session_state[keys.RUN_ERROR]))  # may quote a worker
+        message = markdown_literal(st.session_state[keys.RUN_ERROR])  # may quote a worker
+        field = st.session_state.get(keys.RUN_ERROR_FIELD)
+        if field:  # a refusal: its field is elsewhere on the page, with the same message
+            message += f" [{_('Show the field')}](#{plan.field_anchor(str(field))})"
+        st.error(message)
     result = state.result()
     if result is None and not st.session_state.get(keys.RUN_ERROR):
         st.info(_("Press **Run** to trace the function with the call plan."))

@@ -67,6 +67,7 @@ ARGS_PANEL = "args_panel"  # the argument builder's expander (drawn only while o
 INITIALISED = "_initialised"
 RESULT = "_result"  # ui.state.Result of the last run
 RUN_ERROR = "_run_error"  # message of a run that produced no report
+RUN_ERROR_FIELD = "_run_error_field"  # the widget key of the field a refused run names
 FIELD_ERRORS = "_field_errors"  # {widget key: message} from validation
 LOADED_EXAMPLE = "_loaded_example"
 EDITOR_GENERATION = "_editor_generation"  # bumped when code arrives from outside the editor

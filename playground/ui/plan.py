@@ -177,9 +177,15 @@ def plan_text(info: FunctionInfo | None = None) -> None:
         st.warning(md(problem))
 
 
+def field_anchor(key: str) -> str:
+    """The id of the place by a field where its error is shown: "Show it" next to Run links here."""
+    return f"field-{key}"
+
+
 def show_error(key: str) -> None:
     message = st.session_state.get(keys.FIELD_ERRORS, {}).get(key)
     if message:
+        st.html(f'<div id="{field_anchor(key)}"></div>')
         st.error(message)
 
 

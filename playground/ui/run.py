@@ -135,7 +135,11 @@ def _describe(event: dict, calls: int) -> tuple[str, float | None]:
     if kind == "call_finished":
         index = int(event.get("index", 0))
         traced = _("traced") if event.get("retraced") else _("reused a graph")
-        reason = f" ({markdown_literal(reasons.text(str(event['reason'])))})" if event.get("reason") else ""
+        reason = (
+            _(" ({reason})").format(reason=markdown_literal(reasons.text(str(event["reason"]))))
+            if event.get("reason")
+            else ""
+        )
         return _("Call {number} of {calls}: {traced}{reason}").format(
             number=index + 1, calls=calls, traced=traced, reason=reason
         ), (index + 1) / max(calls, 1)
@@ -145,7 +149,7 @@ def _describe(event: dict, calls: int) -> tuple[str, float | None]:
         ).format(seconds=f"{float(event.get('after_s') or 0):g}"), None
     if kind == "timing":
         return (
-            _("Timing {mode}…").format(mode=markdown_literal(event.get("mode", ""))),
+            _("Timing {mode}…").format(mode=markdown_literal(reasons.mode_name(str(event.get("mode", ""))))),
             float(event.get("progress", 0.0)),
         )
     return _("Running…"), None
@@ -251,9 +255,12 @@ def _run(settings: Settings) -> None:
     job, errors = request.checked_job(values, settings, i18n.current())
     st.session_state[keys.FIELD_ERRORS] = errors
     st.session_state.pop(keys.RUN_ERROR, None)
+    st.session_state.pop(keys.RUN_ERROR_FIELD, None)
     if job is None:
         # Said next to Run, where the eye is, and again next to its field.
-        st.session_state[keys.RUN_ERROR] = _("Not run: {problem}").format(problem=next(iter(errors.values())))
+        field, problem = next(iter(errors.items()))
+        st.session_state[keys.RUN_ERROR] = _("Not run: {problem}").format(problem=problem)
+        st.session_state[keys.RUN_ERROR_FIELD] = field
         st.rerun()
     session, client = _session_id(), client_id(settings.client_ip_header)
     side_b = compare_run.prepare(values, job)  # None: no compare; a bad setting reruns

@@ -154,3 +154,9 @@ def test_a_bad_input_is_answered_in_view_and_the_code_is_kept(server, what, code
             assert time.monotonic() < deadline, f"{words!r} never in view after Run"
             page.wait_for_timeout(250)
         assert editor_text(page) == code  # nothing typed is lost
+        show = page.get_by_role("link", name="Show the field")
+        refused = what not in ("syntax error", "a call that raises")  # those run, and say why
+        expect(show).to_have_count(1 if refused else 0)
+        if refused:  # the link next to Run brings the field, and its message, into view
+            show.click()
+            expect(page.locator("[id^=field-]").first).to_be_in_viewport()
