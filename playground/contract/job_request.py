@@ -92,11 +92,11 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
     called = _called(request)
     for number, text in enumerate(request.calls):
         field = f"calls[{number}]"
-        fill = plan_fit.placeholders(text, called)
+        fill = plan_fit.placeholders(text, called)  # before the parser, which refuses "?" unnamed
         if fill:
             raise FieldError(field, fill)
         call = _field(field, specs.parse_call, text, max_elements=config.max_tensor_elements)
-        problem = plan_fit.mismatch(call, called) if called else ""
+        problem = plan_fit.unfit(text, called, call)
         if problem:
             raise FieldError(field, problem)
     options.check(options.values_of(request))

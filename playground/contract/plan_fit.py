@@ -76,6 +76,23 @@ def placeholders(text: str, info: FunctionInfo | None) -> str:
     ).format(names=_names(names), mark=specs.PLACEHOLDER)
 
 
+def unfit(text: str, info: FunctionInfo | None, call: CallSpec | None = None) -> str:
+    """Why one call of the plan cannot run on the function: a "?" to fill in, or arguments
+    that do not bind; "" if neither (a line the grammar cannot read: its parser says why).
+    `call`: the line already parsed."""
+    if info is None:
+        return ""
+    problem = placeholders(text, info)
+    if problem:
+        return problem
+    if call is None:
+        try:
+            call = specs.parse_call(text)
+        except specs.SpecError:
+            return ""
+    return mismatch(call, info)
+
+
 def _value(info: FunctionInfo, param: str, position: int) -> str:
     signature = info.input_signature or ()
     if position < len(signature):

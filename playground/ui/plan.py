@@ -7,9 +7,10 @@ import dataclasses
 
 import streamlit as st
 
-from ..contract import i18n, plan_fit, source_info, specs
+from ..contract import i18n, job_request, plan_fit, source_info, specs
 from ..contract.errors import SpecError
 from ..contract.i18n import _
+from ..contract.options import FieldError
 from ..contract.source_info import FunctionInfo
 from ..reports.safe_text import code_span
 from ..reports.safe_text import markdown_literal as md
@@ -78,25 +79,14 @@ def _rebuilt_note() -> None:
 
 
 def problems(lines: list[str], info: FunctionInfo | None) -> list[str]:
-    """What Run would refuse in the plan, said before it is pressed: a call that does not fit
-    the function, or a "?" still to fill in."""
+    """What Run would refuse in the plan, said before it is pressed and as Run words it: a call
+    that does not fit the function, or a "?" still to fill in."""
     if info is None or info.wrapped:
         return []
-    found = []
-    for number, line in enumerate(lines, 1):
-        problem = plan_fit.placeholders(line, info)
-        if not problem:
-            try:
-                problem = plan_fit.mismatch(specs.parse_call(line), info)
-            except SpecError:
-                continue  # the grammar's own message comes at Run
-        if problem:
-            found.append(
-                _("Call {number} ({call}): {error}").format(
-                    number=number, call=specs.shown(line), error=problem
-                )
-            )
-    return found
+    unfit = [(number, plan_fit.unfit(line, info)) for number, line in enumerate(lines)]
+    return [
+        job_request.described(FieldError(f"calls[{n}]", problem), lines) for n, problem in unfit if problem
+    ]
 
 
 def build_signature(info_params: tuple[str, ...]) -> None:
