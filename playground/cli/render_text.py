@@ -33,13 +33,17 @@ def _call_mark(c: CallRecord) -> str:
 def render_function(f: FunctionReport) -> list[str]:
     lines = [
         _("{name}: {traces} trace(s) in {calls} call(s)").format(
-            name=f.name, traces=f.tracing_count, calls=len(f.calls)
+            name=f.name, traces=f.tracing_count, calls=tables.calls_made(f)
         )
     ]
+    if f.calls_not_listed:
+        lines.append("  " + _("{n} call(s) reused a trace and are not listed").format(n=f.calls_not_listed))
     for c, count in zip(f.calls, tables.traces_per_call(f)):
         head = f"  #{c.index} ({c.args or _('no arguments')})  {_call_mark(c)}"
         if c.reason:
             head += "  " + _("because {reason}").format(reason=reasons.text(c.reason))
+        if f.maker and c.line is not None:
+            head += "  " + _("(from line {line})").format(line=c.line)
         lines.append(head)
         if count > 1:
             lines.append("      " + tables.several_traces(count))
@@ -61,7 +65,7 @@ def render_function(f: FunctionReport) -> list[str]:
                 g.note,
             )
         )
-    if f.concrete_signatures:
+    if f.concrete_signatures and not f.maker:  # a library's are in --json
         lines.append("  " + _("concrete signatures:"))
         lines += [f"    {s}" for s in f.concrete_signatures]
     if f.hlo:
@@ -153,6 +157,20 @@ def render(report: Report) -> str:
     for f in report.functions:
         lines.append("")
         lines += render_function(f)
+    if report.library_functions:
+        lines += ["", _("made by libraries for your code:")]
+        for maker, functions in tables.by_maker(report.library_functions):
+            lines.append("  " + tables.maker_heading(maker, functions))
+            for f, count in tables.alike(functions):
+                if count > 1:
+                    lines.append(
+                        "    "
+                        + _("{name} x{n}: {traces} trace(s) each").format(
+                            name=f.name, n=count, traces=f.tracing_count
+                        )
+                    )
+                else:
+                    lines += ["    " + line for line in render_function(f)]
     per_call = "".join(c.stdout for f in report.functions for c in f.calls)
     if report.stdout.strip() and report.stdout != per_call:
         lines += ["", _("stdout of the whole run:")] + _indent(report.stdout, "  | ")

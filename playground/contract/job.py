@@ -78,6 +78,7 @@ class CallRecord:
     tracing_count: int = 0  # TF's count after this call
     duration_s: float = 0.0
     handled: bool = False  # script mode: it raised, and the script caught it
+    line: int | None = None  # the user's line that made the call (script mode)
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,10 @@ class FunctionReport:
     line: int | None = None  # where the function is defined
     global_names: list[str] = field(default_factory=list)  # module names bound to it at the end
     converted_code_lines: list[CodeLine] = field(default_factory=list)  # converted -> source
+    # Who made it: "" for the user's own; a library's, as "keras: Trainer.make_train_function".
+    maker: str = ""
+    made_at: int | None = None  # the user's line on the stack when it was made
+    calls_not_listed: int = 0  # a library's calls that reused a trace: counted, not listed
 
 
 @dataclass(frozen=True)
@@ -230,6 +235,9 @@ class Report:
     environment: dict[str, Any] = field(default_factory=dict)
     export: ExportInfo | None = None
     fallbacks: list[Fallback] = field(default_factory=list)  # per-version stand-ins (versions.py)
+    # tf.functions libraries made for the program (Keras's train step, tf.data's map functions,
+    # a restored SavedModel's), each with its maker; `functions` holds the user's own.
+    library_functions: list[FunctionReport] = field(default_factory=list)
 
     @property
     def tracing_count(self) -> int:

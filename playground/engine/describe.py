@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 
 
 def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
+    if tracked.maker:  # a library's: its traces and why, not its code, graph or timing
+        return dataclasses.replace(
+            bare_report(tracked),
+            concrete_signatures=tracked.concrete_signatures(),
+            retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
+        )
     options, filename = tracked.options, run.job.filename
     code, note, code_lines = convert.converted_code(tracked.python_function, filename)
     graph = hlo = measured = None
@@ -59,11 +65,13 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         line=_line_of(tracked.python_function, filename),
         global_names=run.global_names.get(tracked, []),
         converted_code_lines=code_lines,
+        made_at=tracked.made_at,
     )
 
 
-def bare_report(tracked: TrackedFunction) -> FunctionReport:
-    """A function of a run that stopped early: its calls and trace count, no views."""
+def bare_report(tracked: TrackedFunction, global_names: list[str] | None = None) -> FunctionReport:
+    """A function of a run that stopped early, or whose views failed: its calls and trace
+    count, who made it, no views."""
     return FunctionReport(
         name=tracked.name,
         tracing_count=tracked.tracing_count,
@@ -73,6 +81,10 @@ def bare_report(tracked: TrackedFunction) -> FunctionReport:
         graph=None,
         hlo=None,
         timing=None,
+        global_names=global_names or [],
+        maker=tracked.maker,
+        made_at=tracked.made_at,
+        calls_not_listed=tracked.calls_not_listed,
     )
 
 

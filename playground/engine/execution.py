@@ -65,7 +65,10 @@ class Execution:
             target, self.owner = resolve(self.job.function, scope)
             self.entry_mode(target, plan, signature)
 
-    def make_tracked(self, fn: Any, name: str, python_function: Callable, options: dict) -> TrackedFunction:
+    def make_tracked(
+        self, fn: Any, name: str, python_function: Callable, options: dict, **made: Any
+    ) -> TrackedFunction:
+        """made: maker= and made_at=, for a function the program made (observe.py)."""
         return TrackedFunction(
             fn,
             name,
@@ -74,7 +77,12 @@ class Execution:
             filename=self.job.filename,
             emit=self.emit,
             options=options,
+            is_users=self.is_users,
+            **made,
         )
+
+    def is_users(self, filename: str) -> bool:
+        return filename == self.job.filename
 
     def exec_module(self, code: Any, namespace: dict) -> None:
         try:
@@ -100,7 +108,7 @@ class Execution:
         the script's: a call that raised and was caught is recorded as handled, not as a failed
         run."""
         overrides = {k: True for k in ("reduce_retracing", "jit_compile") if getattr(self.job, k)}
-        observer = observe.Observer(self.make_tracked, self.job.filename, overrides)
+        observer = observe.Observer(self.make_tracked, self.is_users, overrides)
         escaped: BaseException | None = None
         try:
             with observe.observing(observer), as_main(module) if module else nullcontext():
@@ -108,11 +116,7 @@ class Execution:
         except Stop as stop:
             escaped = stop.__cause__
         finally:
-            self.tracked = observer.reported()
-            self.global_names = observer.global_names(scope)
-            unhandled = observe.escaped_call(escaped)
-            for tracked in self.tracked:
-                tracked.mark_handled(unhandled[1] if unhandled and unhandled[0] is tracked else None)
+            self.tracked, self.global_names = observe.outcome(observer, scope, escaped)
 
     def entry_mode(
         self, target: Any, calls: list[specs.CallSpec], signature: tuple[specs.TensorSpec, ...]
@@ -142,7 +146,7 @@ class Execution:
                 tracked.call(args, kwargs, str(call))
 
     def sources(self) -> list[Callable]:
-        return [source_function(t.python_function) for t in self.tracked]
+        return [source_function(t.python_function) for t in self.tracked if not t.maker]
 
 
 def export_entry(run: Execution) -> ExportInfo | None:

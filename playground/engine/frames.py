@@ -8,6 +8,7 @@ user's code, so the same filter applies to every text that reaches the user.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import site
@@ -86,7 +87,55 @@ def clean(text: str) -> str:
 def format_exception(exc: BaseException) -> str:
     """The traceback Python would print for exc, with only the user's and TF's frames."""
     try:
-        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        printed = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+        if sys.version_info < (3, 12):
+            _suggest(printed, exc, set())
+        text = "".join(printed.format())
     except Exception:  # noqa: BLE001 - a user's exception whose str() raises
         text = f"{type(exc).__name__}\n"
     return clean(text)
+
+
+def _suggest(printed: traceback.TracebackException, exc: BaseException | None, seen: set[int]) -> None:
+    """Python 3.10 and 3.11 print "Did you mean: 'reset_state'?" from C only, which the
+    traceback module does not (3.12 does): ask the interpreter's own printer for the line, on a
+    bare copy of the error, for each exception in the chain."""
+    if exc is None or id(exc) in seen:
+        return
+    seen.add(id(exc))
+    hint = _interpreter_hint(exc)
+    if hint:
+        printed._str = f"{printed._str}{hint}"  # type: ignore[attr-defined]  # where 3.12 puts it
+    for chained, original in ((printed.__cause__, exc.__cause__), (printed.__context__, exc.__context__)):
+        if chained is not None:
+            _suggest(chained, original, seen)
+
+
+def suggestion(exc: BaseException) -> str:
+    """ ". Did you mean: 'reset_state'?" as Python prints it after exc's message, or ""."""
+    try:
+        if sys.version_info >= (3, 12):
+            printed = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+            text = str(exc)
+            return printed._str[len(text) :] if printed._str.startswith(text) else ""
+        return _interpreter_hint(exc)
+    except Exception:  # noqa: BLE001 - a user's exception whose str() raises
+        return ""
+
+
+def _interpreter_hint(exc: BaseException) -> str:
+    if type(exc) is AttributeError and getattr(exc, "obj", None) is not None:
+        bare: BaseException = AttributeError(name=exc.name, obj=exc.obj)
+    elif type(exc) is NameError and getattr(exc, "name", None):
+        bare = NameError(name=exc.name).with_traceback(exc.__traceback__)  # the frame's names
+    else:
+        return ""
+    printed, saved = io.StringIO(), sys.stderr
+    sys.stderr = printed
+    try:
+        sys.__excepthook__(type(bare), bare, bare.__traceback__)
+    finally:
+        sys.stderr = saved
+    last = printed.getvalue().rstrip("\n").rsplit("\n", 1)[-1]
+    name = type(exc).__name__
+    return last[len(name) :] if last.startswith(name + ". ") else ""

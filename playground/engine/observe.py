@@ -1,17 +1,18 @@
 """Script mode's observer: hooks on TensorFlow's own Function class record every tf.function the
-user's file creates and every call it makes, while the user's objects stay TF's own.
+program creates (the user's own and those libraries make for it: Keras's train step,
+tf.data's map functions, a restored SavedModel's) and every call it makes, while the user's
+objects stay TF's own.
 
 A wrapper object in the user's call path would become part of their graph code: AutoGraph
 converts what it does not recognise, so recursion, errors and conversion decisions would run
 through us. TF's Function class is what AutoGraph recognises as a tf.function, so the hooks sit
-on it: __init__ registers user functions, __call__ reads the tracing count and the function cache
+on it: __init__ registers each function with its maker, __call__ reads the tracing count and the function cache
 before and after an outermost eager call. Calls made while a graph is being built (a tf.function
 calling another, recursion) pass straight through: they belong to the call that is tracing.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -22,20 +23,22 @@ from typing import Any
 from tensorflow.python.eager import context
 from tensorflow.python.eager.polymorphic_function.polymorphic_function import Function
 
-from . import compat, script_env
+from . import compat, makers, script_env
 from .entry import source_function
-from .tracing import TrackedFunction
-from .values import label_of
+from .tracing import Pending, TrackedFunction
 
-MakeTracked = Callable[[Any, str, Callable, dict], TrackedFunction]
+MakeTracked = Callable[..., TrackedFunction]  # (fn, name, python_function, options, maker=, made_at=)
 
 
 class Observer:
-    """Collects the user's tf.functions, in creation order, and the calls the script makes."""
+    """Collects every tf.function the program creates, in creation order, and the calls it
+    makes: the user's own, and those a library made for it (maker: 'keras: ...')."""
 
-    def __init__(self, make_tracked: MakeTracked, filename: str, overrides: dict | None = None) -> None:
+    def __init__(
+        self, make_tracked: MakeTracked, is_users: Callable[[str], bool], overrides: dict | None = None
+    ) -> None:
         self.make_tracked = make_tracked
-        self.filename = filename
+        self.is_users = is_users  # whether a file is the user's own
         self.overrides = overrides or {}  # job options that win over the user's decorator
         self.functions: list[TrackedFunction] = []
         self._by_function: dict[Function, TrackedFunction] = {}  # keyed by TF's own object
@@ -44,10 +47,21 @@ class Observer:
     def created(self, fn: Function, caller: FrameType | None) -> None:
         python_function = fn._python_function
         code = getattr(source_function(python_function), "__code__", None)
-        if (code is None or code.co_filename != self.filename) and _creator(caller) != self.filename:
-            return  # TF's or a library's own tf.function
-        name = getattr(source_function(python_function), "__qualname__", fn._name)
-        tracked = self.make_tracked(fn, name, python_function, compat.options_of(fn))
+        users = (code is not None and self.is_users(code.co_filename)) or self.is_users(
+            makers.creator_file(caller)
+        )
+        if users:
+            name, maker = getattr(source_function(python_function), "__qualname__", fn._name), ""
+        else:  # a library's, made for the user's program: Keras's train step, Dataset.map's
+            name, maker = fn._name, makers.maker_of(caller, type(fn).__name__, self.is_users)
+        tracked = self.make_tracked(
+            fn,
+            name,
+            python_function,
+            compat.options_of(fn),
+            maker=maker,
+            made_at=makers.users_line(caller, self.is_users),
+        )
         self.functions.append(tracked)
         self._by_function[fn] = tracked
 
@@ -88,14 +102,35 @@ class Observer:
 
 def escaped_call(error: BaseException | None) -> tuple[TrackedFunction, int] | None:
     """The recorded call an uncaught exception came out of, read from its traceback: the
-    outermost observed call's frame still holds its locals."""
+    outermost recorded call's frame still holds its locals. A call the observer passed through
+    (one made while a library traced it: `Dataset.map`, a restored SavedModel's) has none."""
     tb = error.__traceback__ if error is not None else None
     while tb is not None:
         if tb.tb_frame.f_code is _observed_call.__code__:
-            frame = tb.tb_frame.f_locals
-            return frame["tracked"], frame["pending"].index
+            pending = tb.tb_frame.f_locals.get("pending")
+            if isinstance(pending, Pending):
+                return tb.tb_frame.f_locals["tracked"], pending.index
         tb = tb.tb_next
     return None
+
+
+def outcome(
+    observer: Observer, namespace: dict, escaped: BaseException | None
+) -> tuple[list[TrackedFunction], dict[TrackedFunction, list[str]]]:
+    """After the script: the functions to report, the names that hold them, and each call that
+    raised marked handled, but for the one the script's uncaught exception came out of. A
+    failure here loses the markings, never the functions."""
+    functions = list(observer.functions)
+    names: dict[TrackedFunction, list[str]] = {}
+    try:
+        functions = observer.reported()
+        names = observer.global_names(namespace)
+        unhandled = escaped_call(escaped)
+        for tracked in functions:
+            tracked.mark_handled(unhandled[1] if unhandled and unhandled[0] is tracked else None)
+    except Exception:  # noqa: BLE001 - observation degrades, the report comes back
+        pass
+    return functions, names
 
 
 def _bound(tracked: TrackedFunction) -> bool:
@@ -121,20 +156,6 @@ def _observed_init(self: Function, *args: Any, **kwargs: Any) -> None:
             pass
 
 
-# tf.function itself and the decorators TF wraps it in: the creator is whoever called them.
-_TF_FUNCTION_FILES = (
-    os.sep + os.path.join("polymorphic_function", "polymorphic_function.py"),
-    os.sep + os.path.join("tensorflow", "python", "util") + os.sep,
-)
-
-
-def _creator(frame: FrameType | None) -> str:
-    """The file that asked for a tf.function: the first frame above tf.function's own."""
-    while frame is not None and any(part in frame.f_code.co_filename for part in _TF_FUNCTION_FILES):
-        frame = frame.f_back
-    return frame.f_code.co_filename if frame is not None else ""
-
-
 def _overridden(args: tuple, kwargs: dict, overrides: dict) -> dict:
     """Function(python_function, name, input_signature, autograph, jit_compile, reduce_retracing,
     ...) with the job's options in place of the positional or keyword ones."""
@@ -156,27 +177,33 @@ def _observed_call(self: Function, *args: Any, **kwds: Any) -> Any:
     script_env.engine_frames(+1)  # this frame costs the user's recursion nothing
     try:
         observer = _active
-        tracked = observer.tracked(self) if observer is not None else None
-        if tracked is None:
+        opened = _begin(observer, self, args, kwds)
+        if opened is None:
             return _original_call(self, *args, **kwds)
-        pending = tracked.begin(list(args), kwds, _label(args, kwds))
+        tracked, pending = opened
+        caller = sys._getframe(1)
         with observer.inside():  # type: ignore[union-attr]
             try:
                 result = _original_call(self, *args, **kwds)
             except BaseException as e:
-                tracked.finish(pending, error=e)
+                tracked.finish(pending, error=e, caller=caller)
                 raise
-        tracked.finish(pending, result=result)
+        tracked.finish(pending, result=result, caller=caller)
         return result
     finally:
         script_env.engine_frames(-1)
 
 
-def _label(args: tuple, kwds: dict) -> str:
+def _begin(
+    observer: Observer | None, fn: Function, args: tuple, kwds: dict
+) -> tuple[TrackedFunction, Pending] | None:
+    """The call's record opened, or None: not observed (not a recorded function, a call inside
+    another's trace, or a failure of ours, which never changes what the call does)."""
     try:
-        return ", ".join([label_of(a) for a in args] + [f"{k}={label_of(v)}" for k, v in kwds.items()])
-    except Exception:  # noqa: BLE001 - a user's __repr__ may raise
-        return "..."
+        tracked = observer.tracked(fn) if observer is not None else None
+        return (tracked, tracked.begin(list(args), kwds)) if tracked is not None else None
+    except Exception:  # noqa: BLE001 - observation degrades to "not observed"
+        return None
 
 
 # AutoGraph calls what carries this attribute as it is, never converting it.

@@ -15,6 +15,7 @@ the user gets a report with whatever was observed.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import types
 
@@ -32,6 +33,7 @@ from .capture import OutputCapture
 from .describe import bare_report, describe
 from .execution import RESOURCE_ERRORS, Execution, Stop, export_entry
 from .source import compile_source, error_info, new_module
+from .tracing import TrackedFunction
 
 
 def analyze(job: Job, emit: OnEvent | None = None, namespace: dict | None = None) -> Report:
@@ -72,7 +74,7 @@ def analyze(job: Job, emit: OnEvent | None = None, namespace: dict | None = None
                 module, scope = None, namespace
             run.execute(code, module, scope, plan, signature)  # 4
             run.stdout = capture.text()
-            reports = [describe(run, tracked, retrace_log) for tracked in run.tracked]  # 5
+            reports = [described(run, tracked, retrace_log) for tracked in run.tracked]  # 5
             run.export = export_entry(run)  # 6
     except Stop:
         run.stdout = capture.text()
@@ -85,9 +87,22 @@ def analyze(job: Job, emit: OnEvent | None = None, namespace: dict | None = None
         capture.close()
         run.device = devices.effective(run.device)  # the script may have hidden its GPUs
     if reports is None:
-        reports = [bare_report(tracked) for tracked in run.tracked]
-    warnings = pitfalls.detect(job.source, reports, run.sources())  # 7
-    return summary.report(run, reports, warnings, time.perf_counter() - started, capture.truncated)  # 8
+        reports = [bare_report(t, run.global_names.get(t)) for t in run.tracked]
+    users = [r for r in reports if not r.maker]
+    warnings = pitfalls.detect(job.source, users, run.sources())  # 7
+    made = [r for r in reports if r.maker]
+    return summary.report(run, users, warnings, time.perf_counter() - started, capture.truncated, made)  # 8
+
+
+def described(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
+    """Step 5 for one function; a failure of ours leaves its calls and counts, with a note."""
+    try:
+        return describe(run, tracked, retrace_log)
+    except RESOURCE_ERRORS:
+        raise
+    except Exception as e:  # noqa: BLE001 - one function's views must not lose the report
+        note = _("This function's views could not be made: {error}").format(error=type(e).__name__)
+        return dataclasses.replace(bare_report(tracked, run.global_names.get(tracked)), conversion_note=note)
 
 
 def verified(job: Job, started: float) -> Report:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from ..contract.errors import SourceError
 from ..contract.job import ErrorInfo
 from ..contract.source_text import check_text
-from .frames import clean, format_exception
+from .frames import clean, format_exception, suggestion
 
 MODULE_NAME = "playground_user"
 
@@ -99,7 +99,7 @@ MAX_MESSAGE = 4000
 
 def error_info(exc: BaseException, filename: str) -> ErrorInfo:
     try:
-        message = clean(str(exc).strip()) or type(exc).__name__
+        message = clean(str(exc).strip() + suggestion(exc)) or type(exc).__name__
     except Exception:  # noqa: BLE001 - a user's exception whose __str__ raises
         message = type(exc).__name__
     if len(message) > MAX_MESSAGE:  # keep both ends: TF's own error is at the end

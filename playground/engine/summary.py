@@ -19,14 +19,21 @@ if TYPE_CHECKING:
 
 
 def report(
-    run: Execution, functions: list[FunctionReport], warnings: list[Warning], duration: float, truncated: bool
+    run: Execution,
+    functions: list[FunctionReport],
+    warnings: list[Warning],
+    duration: float,
+    truncated: bool,
+    made: list[FunctionReport] | None = None,
 ) -> Report:
+    """made: the functions libraries made for the program (reported apart from the user's)."""
+    made = made or []
     status: Status = run.status
     # A script's outcome is the script's; a planned call that raised fails the entry run.
     failed_call = any(c.error and not c.handled for f in functions for c in f.calls)
     if status == "ok" and (run.error or failed_call):
         status = "error"
-    message = _summary(run.error, functions)
+    message = _summary(run.error, functions, made)
     if truncated:
         status, message = "killed", _("Output limit: 1 MiB printed, rest dropped")
     return Report(
@@ -42,6 +49,7 @@ def report(
         environment=devices.environment(run.device),
         export=run.export,
         fallbacks=compat.fallbacks(),
+        library_functions=made,
     )
 
 
@@ -59,7 +67,7 @@ def playground_error(e: PlaygroundError) -> ErrorInfo:
     return ErrorInfo(type(e).__name__, str(e), None)
 
 
-def _summary(error: ErrorInfo | None, functions: list[FunctionReport]) -> str:
+def _summary(error: ErrorInfo | None, functions: list[FunctionReport], made: list[FunctionReport]) -> str:
     if error is not None:
         where = f" (line {error.line})" if error.line else ""
         return f"{error.type}{where}: {error.headline()[:200]}"
@@ -71,8 +79,13 @@ def _summary(error: ErrorInfo | None, functions: list[FunctionReport]) -> str:
         functions=len(functions), calls=calls, traces=traces
     )
     text += _(", {failed} call(s) raised").format(failed=failed) if failed else ""
-    return text + (
+    text += (
         _(", {handled} call(s) raised and were handled by the script").format(handled=handled)
         if handled
         else ""
     )
+    if made:
+        text += _("; libraries made {functions} more for it, with {traces} trace(s)").format(
+            functions=len(made), traces=sum(f.tracing_count for f in made)
+        )
+    return text

@@ -13,6 +13,7 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 import tensorflow as tf
@@ -20,10 +21,10 @@ from tensorflow.core.function import trace_type
 
 from ..contract.job import CallRecord, ErrorInfo
 from ..contract.protocol import CallFinished, CallStarted, OnEvent, as_event
-from . import compat
+from . import compat, makers
 from .capture import OutputCapture
 from .source import error_info
-from .values import summarize
+from .values import label_of, summarize
 
 
 class TrackedFunction:
@@ -39,6 +40,9 @@ class TrackedFunction:
         filename: str,
         emit: OnEvent | None = None,
         options: dict | None = None,
+        maker: str = "",
+        made_at: int | None = None,
+        is_users: Callable[[str], bool] | None = None,
     ) -> None:
         self.fn = fn
         self.name = name
@@ -51,6 +55,11 @@ class TrackedFunction:
         self.traces: list[Any] = []  # concrete functions, in the order they were traced
         self.last_ok_args: tuple[list, dict] | None = None
         self.successes: list[tuple[int, dict, Any]] = []  # (index, args by name, result)
+        # A library's function (maker "keras: ..."): only the calls that traced or raised are
+        # listed, the others counted, so a 10,000-step fit stays a few records.
+        self.maker, self.made_at = maker, made_at
+        self.calls_not_listed = 0
+        self.is_users = is_users or (lambda name: name == filename)
 
     @property
     def tracing_count(self) -> int:
@@ -66,23 +75,36 @@ class TrackedFunction:
         else:
             self.finish(pending, result=result)
 
-    def begin(self, args: list, kwargs: dict, label: str) -> _Pending:
+    def begin(self, args: list, kwargs: dict, label: str | None = None) -> Pending:
+        """label: the call as written; None, it is made from the arguments when recorded."""
         index = len(self.calls)
-        self.emit(as_event(CallStarted(self.name, index, label)))
-        return _Pending(
+        if not self.maker:  # a library's calls are not the user's progress
+            label = label if label is not None else call_label(args, kwargs)
+            self.emit(as_event(CallStarted(self.name, index, label)))
+        return Pending(
             index, label, args, kwargs, self.capture.offset(), self.tracing_count, time.perf_counter()
         )
 
-    def finish(self, pending: _Pending, result: Any = None, error: BaseException | None = None) -> None:
-        """Records the call; never raises, so observing a call cannot change its outcome."""
+    def finish(
+        self,
+        pending: Pending,
+        result: Any = None,
+        error: BaseException | None = None,
+        caller: FrameType | None = None,
+    ) -> None:
+        """Records the call; never raises, so observing a call cannot change its outcome.
+        caller: the frame that made the call, for the user's line."""
         duration = time.perf_counter() - pending.started
         try:
-            self._record(pending, result, error, duration)
+            if self.maker and error is None and self.tracing_count == pending.tracing_count:
+                self.calls_not_listed += 1
+                return
+            self._record(pending, result, error, duration, caller)
         except Exception:  # noqa: BLE001 - a failure of ours must not become the user's
             self.calls.append(
                 CallRecord(
                     index=pending.index,
-                    args=pending.label,
+                    args=pending.label or "...",
                     retraced=False,
                     reason=None,
                     stdout="",
@@ -91,33 +113,40 @@ class TrackedFunction:
                 )
             )
 
-    def _record(self, pending: _Pending, result: Any, error: BaseException | None, duration: float) -> None:
+    def _record(
+        self, pending: Pending, result: Any, error: BaseException | None, duration: float, caller: Any
+    ) -> None:
         args, kwargs, index = pending.args, pending.kwargs, pending.index
+        label = pending.label if pending.label is not None else call_label(args, kwargs)
         output, info = None, None
-        if error is None:
+        if error is not None:
+            info = error_info(error, self.filename)
+        elif not self.maker:  # a library's results and arguments are its own business
             output = summarize(result)
             self.last_ok_args = (args, kwargs)
             self._remember(index, args, kwargs, result)
-        else:
-            info = error_info(error, self.filename)
         after = self.tracing_count
         retraced = after > pending.tracing_count
         reason = self._reason(args, kwargs) if retraced else None
         record = CallRecord(
             index=index,
-            args=pending.label,
+            args=label,
             retraced=retraced,
             reason=reason,
-            stdout=self.capture.text(pending.offset),
+            stdout="" if self.maker else self.capture.text(pending.offset),
             output=output,
             error=info,
             tracing_count=after,
             duration_s=duration,
+            line=makers.users_line(caller, self.is_users),
         )
         self.calls.append(record)
-        self.emit(
-            as_event(CallFinished(self.name, index, retraced, reason, after, info.message if info else None))
-        )
+        if not self.maker:
+            self.emit(
+                as_event(
+                    CallFinished(self.name, index, retraced, reason, after, info.message if info else None)
+                )
+            )
 
     def _remember(self, index: int, args: list, kwargs: dict, result: Any) -> None:
         """Keeps a few successful calls by parameter name, for the SavedModel reload check."""
@@ -181,12 +210,20 @@ class TrackedFunction:
             return {}
 
 
+def call_label(args: list | tuple, kwargs: dict) -> str:
+    """The call as the report writes it: "float32[3], n=2"."""
+    try:
+        return ", ".join([label_of(a) for a in args] + [f"{k}={label_of(v)}" for k, v in kwargs.items()])
+    except Exception:  # noqa: BLE001 - a user's __repr__ may raise
+        return "..."
+
+
 @dataclass(frozen=True)
-class _Pending:
+class Pending:
     """A call under way: what it was given, and the output offset and count before it."""
 
     index: int
-    label: str
+    label: str | None
     args: list
     kwargs: dict
     offset: int
@@ -262,4 +299,29 @@ def _describe(name: str, old: Any, new: Any, traced: Any) -> str:
         return text
     if type(old).__name__ == "Literal" and type(new).__name__ == "Literal":
         return f"{name}: Python value {old.value!r} -> {new.value!r}"
+    old_leaves, new_leaves = _leaves(old), _leaves(new)
+    if old_leaves and new_leaves and len(old_leaves) == len(new_leaves):
+        # A structure of tensors (a Keras batch, a dataset iterator): the tensors that changed.
+        traced_leaves = _leaves(traced) or []
+        parts = [
+            _describe(f"{name}[{i}]", o, n, traced_leaves[i] if i < len(traced_leaves) else None)
+            for i, (o, n) in enumerate(zip(old_leaves, new_leaves))
+            if not _fits(n, o)
+        ]
+        if parts:
+            return "; ".join(parts)
     return f"{name}: {_kind(old)} -> {_kind(new)}"
+
+
+def _leaves(t: Any) -> list[Any] | None:
+    """The tensor specs inside a nested TraceType, in order; None when it has none to list."""
+    try:
+        element = getattr(t, "_element_spec", None)
+        if element is not None:  # a tf.data iterator: the specs of its elements
+            return [leaf for e in tf.nest.flatten(element) for leaf in (_leaves(e) or [e])]
+        if isinstance(t, tf.TensorSpec):
+            return [t]
+        leaves = list(t.flatten()) if hasattr(t, "flatten") else []
+        return leaves if leaves and all(isinstance(leaf, tf.TensorSpec) for leaf in leaves) else None
+    except Exception:  # noqa: BLE001 - a user type's flatten may raise
+        return None

@@ -55,8 +55,29 @@ def label_of(value: Any) -> str:
     if isinstance(value, (tf.Tensor, tf.Variable)):
         dims = ",".join("None" if d is None else str(d) for d in value.shape)
         return f"{value.dtype.name}[{dims}]"
+    element = getattr(value, "element_spec", None)
+    if element is not None and not isinstance(value, tf.data.Dataset):  # a tf.data iterator
+        try:
+            return "iterator of " + ", ".join(_spec_label(s) for s in tf.nest.flatten(element))
+        except Exception:  # noqa: BLE001 - an odd element_spec: its summary below
+            pass
+    if (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(v, (tf.Tensor, tf.Variable)) for v in value)
+    ):
+        inner = ", ".join(label_of(v) for v in value[:_MAX_ITEMS])
+        return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
     text = summarize(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _spec_label(spec: Any) -> str:
+    if isinstance(spec, tf.TensorSpec):
+        if spec.shape.rank is None:
+            return f"{spec.dtype.name}[...]"
+        return f"{spec.dtype.name}[{','.join('None' if d is None else str(d) for d in spec.shape.as_list())}]"
+    return type(spec).__name__
 
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis))

@@ -27,8 +27,53 @@ def several_traces(count: int) -> str:
     ).format(n=count)
 
 
+def calls_made(function: FunctionReport) -> int:
+    """Every call, listed or not (a library's calls that reused a trace are only counted)."""
+    return len(function.calls) + function.calls_not_listed
+
+
+def by_maker(functions: list[FunctionReport]) -> list[tuple[str, list[FunctionReport]]]:
+    """The library functions grouped by who made them, in the order each maker first made one."""
+    groups: dict[str, list[FunctionReport]] = {}
+    for function in functions:
+        groups.setdefault(function.maker, []).append(function)
+    return list(groups.items())
+
+
+def alike(functions: list[FunctionReport]) -> list[tuple[FunctionReport, int]]:
+    """A maker's functions with those that tell nothing apart folded: the same name, no listed
+    call (tf.data makes one per dataset), as (the first of them, how many)."""
+    out: list[tuple[FunctionReport, int]] = []
+    folded: dict[str, int] = {}  # name -> its place in out
+    for function in functions:
+        at = folded.get(function.name) if not function.calls else None
+        if at is not None:
+            out[at] = (out[at][0], out[at][1] + 1)
+            continue
+        if not function.calls:
+            folded[function.name] = len(out)
+        out.append((function, 1))
+    return out
+
+
+def maker_heading(maker: str, functions: list[FunctionReport]) -> str:
+    """ "keras: TensorFlowTrainer.make_train_function, from line 12: 2 function(s), 5 trace(s)"."""
+    lines = sorted({f.made_at for f in functions if f.made_at is not None})
+    where = (
+        _(", from line {lines}").format(
+            lines=", ".join(str(n) for n in lines[:5]) + (", ..." if len(lines) > 5 else "")
+        )
+        if lines
+        else ""
+    )
+    return _("{maker}{where}: {n} function(s), {traces} trace(s)").format(
+        maker=maker, where=where, n=len(functions), traces=sum(f.tracing_count for f in functions)
+    )
+
+
 def timeline_rows(function: FunctionReport) -> list[dict]:
     rows = []
+    with_lines = any(call.line is not None for call in function.calls)
     for call, count in zip(function.calls, traces_per_call(function)):
         outcome = call.output or ""
         if call.error:
@@ -55,6 +100,8 @@ def timeline_rows(function: FunctionReport) -> list[dict]:
                 _("result"): outcome,
             }
         )
+        if with_lines:  # the user's line that made the call (script mode)
+            rows[-1][_("line")] = call.line
     return rows
 
 

@@ -43,6 +43,7 @@ TIMING_POINTS = "timing_points"
 DOWNLOAD_CSV = "download_csv"
 DOWNLOAD_JSON = "download_json"
 TRACE_CHART = "trace_chart"
+LIBRARY_MAKER = "library_maker"  # + its place: one folded panel per library that made functions
 TIMING_BOX = "timing_box"
 TIMING_PHASES = "timing_phases"
 TIMING_SWEEP = "timing_sweep"

@@ -31,6 +31,18 @@ def bad(x):
     return y
 """
 
+KERAS_FIT = """import numpy as np
+import tensorflow as tf
+import keras
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+model.compile(optimizer="sgd", loss="mse")
+for rows in (32, 40):  # 40 rows in batches of 16 leave a last batch of 8
+    model.fit(np.ones((rows, 3)), np.ones((rows, 1)), batch_size=16, epochs=1, verbose=0)
+for n in (1, 2, 3):
+    model.predict(np.ones((n, 3)), verbose=0)
+"""
+
 JOBS = {
     "retracing": BY_SLUG["retracing"].job(),
     "retracing_timing": BY_SLUG["retracing"].job(timing=True, timing_budget_s=1.0, jit_compile=True),
@@ -45,6 +57,7 @@ JOBS = {
     "many_shapes": BY_SLUG["many-shapes"].job(),
     "many_shapes_reduce": BY_SLUG["many-shapes"].job(reduce_retracing=True),
     "scripted_snippet": BY_SLUG["scripted-snippet"].job(),  # presenter mode's step after retracing
+    "keras_fit": Job(source=KERAS_FIT, function=None),  # functions Keras makes: the Traces tab's panels
 }
 
 if __name__ == "__main__":

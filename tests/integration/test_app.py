@@ -680,3 +680,27 @@ def test_the_page_refuses_a_tensor_over_the_servers_element_limit_as_the_api_doe
     assert not app.exception
     shown = " ".join(e.value for e in app.error)
     assert "Call 2 ('float32[100,100]')" in shown and "over the cap of 1,000" in shown, shown
+
+
+def test_functions_keras_made_are_in_the_traces_tab_folded_by_maker(app: AppTest) -> None:
+    """A script that only calls fit and predict: Keras's train and predict steps, and tf.data's
+    map functions, each under its maker, folded until opened (recorded: tests/data/record.py)."""
+    recorded = json.loads((repo_paths.DATA / "keras_fit.job.json").read_text())
+    app.run()
+    app.text_area(key=keys.SOURCE).input(recorded["source"]).run()
+    app.text_area(key=keys.CALLS).input("").run()  # a script makes its own calls
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    assert metric(app, "Traces") == "0"  # none of the user's own
+    traces = tab(app, "Traces")
+    assert not traces.info  # not "No calls ran"
+    titles = [e.label for e in traces.expander]
+    train = next(i for i, t in enumerate(titles) if "TensorFlowTrainer.make_train_function" in shown(t))
+    assert shown(titles[train]).endswith("from line 8: 2 function(s), 4 trace(s)")  # one_step_on_data too
+    assert any(shown(t).startswith("tf.data: DatasetV2.map") for t in titles)
+    assert not traces.dataframe  # every panel folded
+    app.session_state[f"{keys.LIBRARY_MAKER}_{train}"] = True
+    app.run()
+    rows = tab(app, "Traces").dataframe[0].value.to_dict("records")
+    assert [(r["traced"], r["line"]) for r in rows] == [("traced", 8), ("traced", 8)]
+    assert rows[1]["reason"].startswith("iterator[0]: shape (16, 3) -> (None, 3)")

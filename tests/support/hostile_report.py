@@ -126,10 +126,14 @@ def report(port: int) -> Report:
         line=3,
         converted_code_lines=[CodeLine(line=1, source_line=3)],
     )
+    made = dataclasses.replace(
+        function, maker=hostile("library_functions[0].maker", port), made_at=3, calls_not_listed=4
+    )
     return dataclasses.replace(
         base,
         status="error",
         functions=[function],
+        library_functions=[made],
         warnings=[dataclasses.replace(base.warnings[0], line=3)],
         error=dataclasses.replace(base.error, line=3, column=1),
     )

@@ -1,4 +1,5 @@
-"""Traces tab: which call traced and why, cumulative tracing count, TF's warning, signatures."""
+"""Traces tab: which call traced and why, cumulative tracing count, TF's warning, signatures; and
+the functions libraries made for the program, grouped by maker."""
 
 from __future__ import annotations
 
@@ -6,16 +7,52 @@ import streamlit as st
 
 from ...contract.i18n import _
 from ...contract.job import FunctionReport
+from ...reports import tables
 from ...reports.figures import tracing_figure
-from ...reports.safe_text import markdown_literal
+from ...reports.safe_text import code_span, markdown_literal
 from ...reports.tables import timeline_rows
-from .. import keys
+from .. import folded, keys
 
 
-def render(function: FunctionReport | None) -> None:
+def render(function: FunctionReport | None, made_by_libraries: list[FunctionReport]) -> None:
     if function is None or not function.calls:
-        st.info(_("No calls ran. Add calls to the plan (one per line) and run again."))
-        return
+        if not made_by_libraries:
+            st.info(_("No calls ran. Add calls to the plan (one per line) and run again."))
+    else:
+        own(function)
+    if made_by_libraries:
+        libraries(made_by_libraries)
+
+
+def libraries(functions: list[FunctionReport]) -> None:
+    """The tf.functions libraries made for the program, one folded panel per maker: Keras's
+    train step that retraces on a new batch shape is here, with the user's line that called fit."""
+    st.markdown(_("**Made by libraries for your code** ({n})").format(n=len(functions)))
+    for place, (maker, made) in enumerate(tables.by_maker(functions)):
+        box = folded.expander(
+            markdown_literal(tables.maker_heading(maker, made)), f"{keys.LIBRARY_MAKER}_{place}"
+        )
+        if box is None:
+            continue
+        with box:
+            for function, count in tables.alike(made):
+                title = function.name if count == 1 else f"{function.name} ×{count}"
+                st.markdown(
+                    _("{name}: {traces} trace(s) in {calls} call(s)").format(
+                        name=code_span(title),
+                        traces=function.tracing_count,
+                        calls=tables.calls_made(function),
+                    )
+                )
+                if function.calls:
+                    st.dataframe(tables.timeline_rows(function), hide_index=True, width="stretch")
+                if function.calls_not_listed:
+                    st.caption(
+                        _("{n} call(s) reused a trace and are not listed").format(n=function.calls_not_listed)
+                    )
+
+
+def own(function: FunctionReport) -> None:
     st.dataframe(timeline_rows(function), hide_index=True, width="stretch")
     st.plotly_chart(tracing_figure(function), key=keys.TRACE_CHART, width="stretch")
     for warning in function.retracing_warnings:

@@ -38,3 +38,44 @@ def test_annotations_are_what_plain_python_makes_of_them(function):
     assert report.status == "ok", report.error
     assert report.stdout == plain_python(ANNOTATED)
     assert "<class 'int'>" in report.stdout  # objects, not the strings 'int'
+
+
+# Errors whose last line Python 3.10+ completes with a suggestion: plain Python's traceback is
+# the reference, character for character, for a file run as `python user.py`.
+SUGGESTED = {
+    "attribute": """class Metric:
+    def reset_state(self):
+        pass
+
+Metric().reset_states()
+""",
+    "name in a function": """def total(values):
+    totl = sum(values)
+    return total_
+
+total([1, 2])
+""",
+    "chained": """def load():
+    try:
+        return {}.itmes()
+    except AttributeError as e:
+        raise RuntimeError("could not load") from e
+
+load()
+""",
+}
+
+
+@pytest.mark.parametrize("source", SUGGESTED.values(), ids=SUGGESTED.keys())
+def test_a_traceback_is_the_one_plain_python_prints_suggestions_included(tmp_path, source):
+    (tmp_path / "user.py").write_text(source)
+    plain = subprocess.run(
+        [sys.executable, "user.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    ).stderr.replace(f"{tmp_path}/", "")  # Python names __main__'s file by its full path
+    assert "Did you mean" in plain  # the reference has the suggestion this test is about
+    report = analyze(Job(source=source, function=None, filename="user.py"))
+    assert report.error is not None
+    assert report.error.traceback == plain
+    hint = plain.strip().splitlines()[-1].split(". Did you mean", 1)
+    if len(hint) == 2:  # the headline says it too
+        assert report.error.message.endswith(". Did you mean" + hint[1])

@@ -384,6 +384,7 @@ def test_every_tab_of_a_hostile_report_draws_text_only(hostile_page) -> None:
     at = hostile_page
     at.button(key=keys.RUN).click().run()
     seen: list[str] = []
+    at.session_state[f"{keys.LIBRARY_MAKER}_0"] = True  # the library functions' panel, open
     for label in (*TABS, EXPORT_TAB):
         at.session_state[keys.RESULT_TAB] = label
         at.run()
@@ -406,6 +407,7 @@ def test_every_tab_of_a_hostile_report_draws_text_only(hostile_page) -> None:
         "functions[0].timing.notes[0]",
         "timing.environment.device",
         "export.reason",
+        "library_functions[0].maker",
     ):
         assert hostile_report.leak_url(PORT, field) in shown, field
 
