@@ -10,3 +10,11 @@ def load_ipython_extension(ipython: Any) -> None:
     from .jupyter import load_ipython_extension as load
 
     load(ipython)
+
+
+def watch(*args: Any, **kwargs: Any) -> Any:
+    """`with playground.watch("report.html"):` records every tf.function the block makes or
+    calls, libraries' too, and writes a report of each trace and why (playground/trace.py)."""
+    from .trace import watch as watching
+
+    return watching(*args, **kwargs)

@@ -144,6 +144,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help=_("run without the sandbox (trusted code only; for debugging)"),
     )
+    trace = commands.add_parser(
+        "trace",
+        parents=lang,
+        help=_("run a whole program here, as python would, and report every tf.function trace"),
+    )
+    trace.add_argument("--html", default="tf-playground-report.html", help=_("the report page to write"))
+    trace.add_argument("--json", default=None, help=_("the report as JSON (default: beside the page)"))
+    trace.add_argument("program", help=_("the program to run, e.g. train.py"))
+    trace.add_argument("args", nargs=argparse.REMAINDER, help=_("its own arguments"))
     example = commands.add_parser(
         "example", parents=lang, help=_("print a gallery example's source and flags")
     )
@@ -179,6 +188,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "example":
         return show_example(args.slug)
+    if args.command == "trace":
+        from ..trace import json_beside, run_program
+
+        return run_program(args.program, args.args, args.html, args.json or json_beside(args.html), language)
     if args.command == "analyze" and args.server:
         return run_remote(args, language)
     config = load_settings()

@@ -79,6 +79,8 @@ class CallRecord:
     duration_s: float = 0.0
     handled: bool = False  # script mode: it raised, and the script caught it
     line: int | None = None  # the user's line that made the call (script mode)
+    site: str = ""  # the same as file:line ("train.py:42"); trace mode names any of the user's files
+    stack: list[str] = field(default_factory=list)  # the user's frames above it, innermost first
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,10 @@ class FunctionReport:
     # Who made it: "" for the user's own; a library's, as "keras: Trainer.make_train_function".
     maker: str = ""
     made_at: int | None = None  # the user's line on the stack when it was made
+    made_site: str = ""  # the same as file:line ("train.py:26")
     calls_not_listed: int = 0  # a library's calls that reused a trace: counted, not listed
+    trace_ops: list[int] = field(default_factory=list)  # op count of each graph in its cache
+    tracing_s: float = 0.0  # time in the calls that traced (tracing, and the call itself)
 
 
 @dataclass(frozen=True)

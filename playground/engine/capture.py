@@ -109,3 +109,15 @@ def _flush() -> None:
         except (OSError, ValueError):
             pass
     _LIBC.fflush(None)
+
+
+class NoCapture:
+    """Trace mode's stand-in: the program's output stays on its own terminal."""
+
+    truncated = False
+
+    def offset(self) -> int:
+        return 0
+
+    def text(self, start: int = 0, end: int | None = None) -> str:
+        return ""

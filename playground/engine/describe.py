@@ -84,6 +84,7 @@ def bare_report(tracked: TrackedFunction, global_names: list[str] | None = None)
         global_names=global_names or [],
         maker=tracked.maker,
         made_at=tracked.made_at,
+        made_site=tracked.made_site,
         calls_not_listed=tracked.calls_not_listed,
     )
 

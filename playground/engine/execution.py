@@ -21,7 +21,7 @@ from ..contract.i18n import _
 from ..contract.job import ErrorInfo, ExportInfo, Job, Status
 from ..contract.protocol import OnEvent
 from . import export as exporting
-from . import observe, script_env
+from . import makers, observe, script_env
 from .capture import OutputCapture
 from .entry import resolve, source_function, unwrap
 from .source import as_main, error_info
@@ -49,6 +49,7 @@ class Execution:
         self.status: Status = "ok"
         self.stdout = ""
         self.export: ExportInfo | None = None
+        self.users = makers.UserFiles.one(job.filename)  # the pasted file is the user's only one
 
     def execute(
         self,
@@ -77,12 +78,9 @@ class Execution:
             filename=self.job.filename,
             emit=self.emit,
             options=options,
-            is_users=self.is_users,
+            users=self.users,
             **made,
         )
-
-    def is_users(self, filename: str) -> bool:
-        return filename == self.job.filename
 
     def exec_module(self, code: Any, namespace: dict) -> None:
         try:
@@ -108,7 +106,7 @@ class Execution:
         the script's: a call that raised and was caught is recorded as handled, not as a failed
         run."""
         overrides = {k: True for k in ("reduce_retracing", "jit_compile") if getattr(self.job, k)}
-        observer = observe.Observer(self.make_tracked, self.is_users, overrides)
+        observer = observe.Observer(self.make_tracked, self.users, overrides)
         escaped: BaseException | None = None
         try:
             with observe.observing(observer), as_main(module) if module else nullcontext():

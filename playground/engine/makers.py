@@ -30,6 +30,60 @@ _PACKAGE_ROOTS = ("site-packages" + os.sep, "dist-packages" + os.sep)
 _DEPTH = 40  # frames looked at, at most: a maker is near the creation
 
 
+class UserFiles:
+    """Which files are the user's own, and how a report names them: one pasted file in script
+    mode; in trace mode, every file under the program's folder that is not an installed
+    package's (site-packages inside a virtual environment there is not the user's)."""
+
+    def __init__(self, contains: Callable[[str], bool], name: Callable[[str], str] = lambda f: f) -> None:
+        self.contains, self.name = contains, name
+
+    @classmethod
+    def one(cls, filename: str) -> UserFiles:
+        return cls(lambda f: f == filename)
+
+    @classmethod
+    def under(cls, root: str, not_under: tuple[str, ...] = ()) -> UserFiles:
+        root = os.path.realpath(root) + os.sep
+        skipped = tuple(os.path.realpath(p) + os.sep for p in not_under)
+        cache: dict[str, bool] = {}
+
+        def contains(filename: str) -> bool:
+            if filename not in cache:
+                path = os.path.realpath(filename) if os.path.isabs(filename) else ""
+                cache[filename] = (
+                    path.startswith(root)
+                    and not any(r in path for r in _PACKAGE_ROOTS)
+                    and not path.startswith(skipped)
+                )
+            return cache[filename]
+
+        return cls(contains, lambda f: os.path.relpath(os.path.realpath(f), root))
+
+    def __call__(self, filename: str) -> bool:
+        return self.contains(filename)
+
+
+def call_site(
+    frame: FrameType | None, users: UserFiles, depth: int = 12
+) -> tuple[int | None, str, list[str]]:
+    """Where the user's code made a call: the innermost line of theirs (train.py:42), and the
+    user's frames above it, innermost first ("train.py:42 in train_step")."""
+    stack: list[str] = []
+    line, site = None, ""
+    for _ in range(_DEPTH * 4):
+        if frame is None or len(stack) >= depth:
+            break
+        filename = frame.f_code.co_filename
+        if users(filename):
+            where = f"{users.name(filename)}:{frame.f_lineno}"
+            if line is None:
+                line, site = frame.f_lineno, where
+            stack.append(f"{where} in {frame.f_code.co_name}")
+        frame = frame.f_back
+    return line, site, stack
+
+
 def creator_file(frame: FrameType | None) -> str:
     """The file that asked for a tf.function: the first frame above tf.function's own."""
     frame = _outside_machinery(frame)
@@ -53,17 +107,6 @@ def maker_of(frame: FrameType | None, kind: str, is_users: Callable[[str], bool]
     if fallback is None:
         return "?"
     return f"{library_of(fallback.f_code.co_filename)}: {_qualname(fallback)}"
-
-
-def users_line(frame: FrameType | None, is_users: Callable[[str], bool]) -> int | None:
-    """The innermost line of the user's files on the stack, from `frame` outwards."""
-    for _ in range(_DEPTH * 4):
-        if frame is None:
-            return None
-        if is_users(frame.f_code.co_filename):
-            return frame.f_lineno
-        frame = frame.f_back
-    return None
 
 
 def library_of(filename: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -35,32 +36,35 @@ class Observer:
     makes: the user's own, and those a library made for it (maker: 'keras: ...')."""
 
     def __init__(
-        self, make_tracked: MakeTracked, is_users: Callable[[str], bool], overrides: dict | None = None
+        self,
+        make_tracked: MakeTracked,
+        users: makers.UserFiles,
+        overrides: dict | None = None,
+        adopt: bool = False,
     ) -> None:
         self.make_tracked = make_tracked
-        self.is_users = is_users  # whether a file is the user's own
+        self.users = users  # which files are the user's own
         self.overrides = overrides or {}  # job options that win over the user's decorator
         self.functions: list[TrackedFunction] = []
         self._by_function: dict[Function, TrackedFunction] = {}  # keyed by TF's own object
+        # A watched block (trace mode) adopts the functions made before it at their first call.
+        self.adopt = adopt
+        self._seen: weakref.WeakSet[Function] = weakref.WeakSet()
         self._local = threading.local()
 
-    def created(self, fn: Function, caller: FrameType | None) -> None:
+    def created(self, fn: Function, caller: FrameType | None, made_before: bool = False) -> None:
         python_function = fn._python_function
         code = getattr(source_function(python_function), "__code__", None)
-        users = (code is not None and self.is_users(code.co_filename)) or self.is_users(
-            makers.creator_file(caller)
-        )
+        users = (code is not None and self.users(code.co_filename)) or self.users(makers.creator_file(caller))
         if users:
             name, maker = getattr(source_function(python_function), "__qualname__", fn._name), ""
+        elif made_before:  # its maker's frames are gone: the library its code is from
+            name, maker = fn._name, makers.library_of(code.co_filename if code is not None else "?")
         else:  # a library's, made for the user's program: Keras's train step, Dataset.map's
-            name, maker = fn._name, makers.maker_of(caller, type(fn).__name__, self.is_users)
+            name, maker = fn._name, makers.maker_of(caller, type(fn).__name__, self.users)
+        line, site, _stack = makers.call_site(caller, self.users, depth=1)
         tracked = self.make_tracked(
-            fn,
-            name,
-            python_function,
-            compat.options_of(fn),
-            maker=maker,
-            made_at=makers.users_line(caller, self.is_users),
+            fn, name, python_function, compat.options_of(fn), maker=maker, made_at=line, made_site=site
         )
         self.functions.append(tracked)
         self._by_function[fn] = tracked
@@ -69,9 +73,14 @@ class Observer:
         if getattr(self._local, "depth", 0) or not context.executing_eagerly():
             return None  # inside another call's trace: part of that call
         try:
-            return self._by_function.get(fn)
+            found = self._by_function.get(fn)
         except TypeError:  # an unhashable subclass of the user's
             return None
+        if found is None and self.adopt and fn not in self._seen:
+            self._seen.add(fn)
+            self.created(fn, None, made_before=True)
+            found = self._by_function.get(fn)
+        return found
 
     @contextmanager
     def inside(self) -> Iterator[None]:

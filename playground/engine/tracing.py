@@ -22,7 +22,7 @@ from tensorflow.core.function import trace_type
 from ..contract.job import CallRecord, ErrorInfo
 from ..contract.protocol import CallFinished, CallStarted, OnEvent, as_event
 from . import compat, makers
-from .capture import OutputCapture
+from .capture import NoCapture, OutputCapture
 from .source import error_info
 from .values import label_of, summarize
 
@@ -36,13 +36,15 @@ class TrackedFunction:
         name: str,
         python_function: Callable,
         *,
-        capture: OutputCapture,
+        capture: OutputCapture | NoCapture,
         filename: str,
         emit: OnEvent | None = None,
         options: dict | None = None,
         maker: str = "",
         made_at: int | None = None,
-        is_users: Callable[[str], bool] | None = None,
+        made_site: str = "",
+        users: makers.UserFiles | None = None,
+        quiet: bool = False,
     ) -> None:
         self.fn = fn
         self.name = name
@@ -55,11 +57,13 @@ class TrackedFunction:
         self.traces: list[Any] = []  # concrete functions, in the order they were traced
         self.last_ok_args: tuple[list, dict] | None = None
         self.successes: list[tuple[int, dict, Any]] = []  # (index, args by name, result)
-        # A library's function (maker "keras: ..."): only the calls that traced or raised are
-        # listed, the others counted, so a 10,000-step fit stays a few records.
-        self.maker, self.made_at = maker, made_at
+        self.maker, self.made_at, self.made_site = maker, made_at, made_site
+        # Quiet (a library's function, or trace mode's every function): only the calls that
+        # traced or raised are listed, the others counted, so a 10,000-step fit stays a few
+        # records and costs each call two counter reads.
+        self.quiet = quiet or bool(maker)
         self.calls_not_listed = 0
-        self.is_users = is_users or (lambda name: name == filename)
+        self.users = users or makers.UserFiles.one(filename)
 
     @property
     def tracing_count(self) -> int:
@@ -77,8 +81,8 @@ class TrackedFunction:
 
     def begin(self, args: list, kwargs: dict, label: str | None = None) -> Pending:
         """label: the call as written; None, it is made from the arguments when recorded."""
-        index = len(self.calls)
-        if not self.maker:  # a library's calls are not the user's progress
+        index = len(self.calls) + self.calls_not_listed  # the call's number among all of them
+        if not self.quiet:  # the live progress of the user's own calls
             label = label if label is not None else call_label(args, kwargs)
             self.emit(as_event(CallStarted(self.name, index, label)))
         return Pending(
@@ -96,7 +100,7 @@ class TrackedFunction:
         caller: the frame that made the call, for the user's line."""
         duration = time.perf_counter() - pending.started
         try:
-            if self.maker and error is None and self.tracing_count == pending.tracing_count:
+            if self.quiet and error is None and self.tracing_count == pending.tracing_count:
                 self.calls_not_listed += 1
                 return
             self._record(pending, result, error, duration, caller)
@@ -121,27 +125,30 @@ class TrackedFunction:
         output, info = None, None
         if error is not None:
             info = error_info(error, self.filename)
-        elif not self.maker:  # a library's results and arguments are its own business
+        elif not self.quiet:  # its result for the report, its arguments for the views
             output = summarize(result)
             self.last_ok_args = (args, kwargs)
             self._remember(index, args, kwargs, result)
         after = self.tracing_count
         retraced = after > pending.tracing_count
         reason = self._reason(args, kwargs) if retraced else None
+        line, site, stack = makers.call_site(caller, self.users)
         record = CallRecord(
             index=index,
             args=label,
             retraced=retraced,
             reason=reason,
-            stdout="" if self.maker else self.capture.text(pending.offset),
+            stdout="" if self.quiet else self.capture.text(pending.offset),
             output=output,
             error=info,
             tracing_count=after,
             duration_s=duration,
-            line=makers.users_line(caller, self.is_users),
+            line=line,
+            site=site,
+            stack=stack if retraced or info else [],
         )
         self.calls.append(record)
-        if not self.maker:
+        if not self.quiet:
             self.emit(
                 as_event(
                     CallFinished(self.name, index, retraced, reason, after, info.message if info else None)

@@ -61,6 +61,8 @@ def label_of(value: Any) -> str:
             return "iterator of " + ", ".join(_spec_label(s) for s in tf.nest.flatten(element))
         except Exception:  # noqa: BLE001 - an odd element_spec: its summary below
             pass
+    if isinstance(value, np.ndarray):  # traced as a tensor: its values never matter here
+        return f"ndarray {value.dtype}[{','.join(str(d) for d in value.shape)}]"
     if (
         isinstance(value, (list, tuple))
         and value

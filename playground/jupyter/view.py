@@ -187,7 +187,8 @@ def _link(share_url: str) -> str:
         return ""
     return (
         f'<p><a href="{escape(share_url)}" target="_blank" rel="noopener">'
-        f"{escape(_('Open this run in the playground'))}</a></p>"
+        + escape(_("Open this run in the playground"))
+        + "</a></p>"
     )
 
 

@@ -142,7 +142,7 @@ def plan(spec: CompareSpec, job: Job, settings: Settings) -> Job:
 def describe(job: Job, spec: CompareSpec) -> str:
     """The varied setting as this side has it, e.g. "reduce_retracing=off"."""
     if spec.kind == "tf":
-        return f"tf={job.tf_version or _('default')}"
+        return "tf=" + (job.tf_version or _("default"))
     if spec.kind == "signature":
         return f"signature={job.signature or _('none')}"
     return f"{spec.kind}={'on' if getattr(job, spec.kind) else 'off'}"

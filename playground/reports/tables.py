@@ -57,15 +57,17 @@ def alike(functions: list[FunctionReport]) -> list[tuple[FunctionReport, int]]:
 
 
 def maker_heading(maker: str, functions: list[FunctionReport]) -> str:
-    """ "keras: TensorFlowTrainer.make_train_function, from line 12: 2 function(s), 5 trace(s)"."""
+    """'keras: TensorFlowTrainer.make_train_function, from line 12: 2 function(s), 5 trace(s)'."""
+    sites = sorted({f.made_site for f in functions if f.made_site})
     lines = sorted({f.made_at for f in functions if f.made_at is not None})
-    where = (
-        _(", from line {lines}").format(
+    if len({site.rsplit(":", 1)[0] for site in sites}) > 1:  # several of the user's files
+        where = _(", from {sites}").format(sites=", ".join(sites[:5]) + (", ..." if len(sites) > 5 else ""))
+    elif lines:
+        where = _(", from line {lines}").format(
             lines=", ".join(str(n) for n in lines[:5]) + (", ..." if len(lines) > 5 else "")
         )
-        if lines
-        else ""
-    )
+    else:
+        where = ""
     return _("{maker}{where}: {n} function(s), {traces} trace(s)").format(
         maker=maker, where=where, n=len(functions), traces=sum(f.tracing_count for f in functions)
     )

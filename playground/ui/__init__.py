@@ -135,7 +135,7 @@ def result_area(wide: DeltaGenerator | None = None) -> None:
         message = markdown_literal(st.session_state[keys.RUN_ERROR])  # may quote a worker
         field = st.session_state.get(keys.RUN_ERROR_FIELD)
         if field:  # a refusal: its field is elsewhere on the page, with the same message
-            message += f" [{_('Show the field')}](#{plan.field_anchor(str(field))})"
+            message += " [" + _("Show the field") + f"](#{plan.field_anchor(str(field))})"
         st.error(message)
     result = state.result()
     if result is None and not st.session_state.get(keys.RUN_ERROR):

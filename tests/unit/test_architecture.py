@@ -22,7 +22,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "runs": {"contract", "sandbox"},
     "reports": {"contract", "gallery"},
     "front_door": {"contract"},
-    "cli": {"contract", "gallery", "reports", "runs", "sandbox", "engine"},  # engine: --in-process
+    "cli": {"contract", "gallery", "reports", "runs", "sandbox", "engine", "trace"},  # engine: --in-process
+    "trace": {"contract", "reports", "engine"},  # engine: in the user's own process, once a watch starts
     "ui": {"contract", "gallery", "reports", "runs", "front_door"},
     "api": {"contract", "gallery", "reports", "runs", "front_door"},
     "jupyter": {"contract", "reports", "cli", "engine"},  # engine: the magic runs in the kernel
@@ -30,7 +31,12 @@ MAY_IMPORT: dict[str, set[str]] = {
 }
 # What may be imported only inside a function, never when the module loads: the package stays
 # importable on the other side of the boundary.
-LAZY_ONLY: dict[str, set[str]] = {"sandbox": {"engine"}, "cli": {"engine"}, "jupyter": {"engine"}}
+LAZY_ONLY: dict[str, set[str]] = {
+    "sandbox": {"engine"},
+    "cli": {"engine", "trace"},
+    "jupyter": {"engine"},
+    "trace": {"engine"},
+}
 # Third-party packages that cross the boundary: never imported by these, not even lazily.
 NEVER: dict[str, set[str]] = {
     "ui": {"tensorflow", "engine"},
@@ -43,6 +49,7 @@ NEVER: dict[str, set[str]] = {
     "cli": {"streamlit", "ui", "api"},
     "api": {"tensorflow", "engine", "streamlit", "ui"},
     "jupyter": {"tensorflow", "streamlit", "ui", "api", "runs", "sandbox"},
+    "trace": {"tensorflow", "streamlit", "ui", "api", "runs", "sandbox"},
     "app.py": {"tensorflow", "engine"},
 }
 # contract.seeded imports TF inside the function the engine calls (and a notebook embeds).

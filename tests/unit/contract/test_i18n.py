@@ -63,6 +63,28 @@ def test_every_string_of_the_code_has_a_chinese_translation(catalog, template) -
     assert i18n_catalog.missing(catalog, template) == []
 
 
+def test_every_literal_the_code_translates_is_in_the_template(template) -> None:
+    """Read from the AST, f-strings included: Babel's extractor does not look inside an
+    f-string, so `f"[{_('Show the field')}]"` shipped untranslated, and the check said nothing."""
+    import ast
+
+    extracted = {message.id for message in template if message.id}
+    missing = []
+    for path in sorted((ROOT / "playground").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("_", "N_")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and node.args[0].value not in extracted
+            ):
+                missing.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.args[0].value!r}")
+    assert not missing, "move these out of their f-strings:\n" + "\n".join(missing)
+
+
 def test_a_string_added_without_translation_is_reported(catalog, tmp_path) -> None:
     """The extraction sees what another branch adds: `_()`, `N_()` and `_p()` alike."""
     package = tmp_path / "playground"

@@ -1,0 +1,132 @@
+"""Trace mode: a whole program, in the user's own process and environment (their data, their
+modules, their GPU, no sandbox and no time limit), observed through TF's own Function class as
+script mode observes a pasted file (observe.py). Every tf.function the program makes, the
+user's and the libraries', with each trace's reason and the user's line that caused it.
+
+Each function lists only the calls that traced or raised and counts the others (two counter
+reads per call), so a 10,000-step training loop costs what a few records cost. The report is
+built when the block ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import tensorflow as tf
+
+from ..contract.i18n import _
+from ..contract.job import ErrorInfo, FunctionReport, Report
+from . import compat, makers, observe, script_env
+from .capture import NoCapture
+from .describe import bare_report
+from .source import error_info
+from .tracing import TrackedFunction
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # playground/ itself
+
+
+class Watch:
+    """One watched block: the observer, and the report once the block has ended."""
+
+    def __init__(self, root: str) -> None:
+        self.users = makers.UserFiles.under(root, not_under=(_PACKAGE, sys.prefix, sys.base_prefix))
+        self.observer = observe.Observer(self.make_tracked, self.users, adopt=True)
+        self.report: Report | None = None
+        self._started = time.perf_counter()
+
+    def make_tracked(
+        self, fn: Any, name: str, python_function: Callable, options: dict, **made: Any
+    ) -> TrackedFunction:
+        return TrackedFunction(
+            fn, name, python_function, capture=NoCapture(), filename="", options=options,
+            users=self.users, quiet=True, **made,
+        )  # fmt: skip
+
+    def finish(self, error: BaseException | None, retrace_log: list[str], main_file: str = "") -> Report:
+        tracked, names = observe.outcome(self.observer, {}, error)
+        reports = [_function_report(t, retrace_log) for t in tracked]
+        users = [r for r in reports if not r.maker]
+        made = [r for r in reports if r.maker]
+        info = _error(error, main_file)
+        self.report = Report(
+            tensorflow_version=tf.__version__,
+            device="GPU" if _gpus() else "CPU",
+            status="ok" if info is None else "error",
+            error=info,
+            stdout="",
+            warnings=[],  # the fix list is the caller's (playground/trace)
+            functions=users,
+            library_functions=made,
+            message=summary_line(users, made),
+            duration_s=time.perf_counter() - self._started,
+            environment={"python": sys.version.split()[0], "mode": "trace"},
+        )
+        return self.report
+
+
+@contextmanager
+def watching(root: str, main_file: str = "") -> Iterator[Watch]:
+    """Observes the block; `root`: the folder whose files are the user's. The report is on the
+    Watch afterwards, also when the block raised (the exception goes on)."""
+    watch = Watch(root)
+    error: BaseException | None = None
+    with observe.observing(watch.observer), script_env.retracing_warnings() as retrace_log:
+        try:
+            yield watch
+        except SystemExit as e:
+            error = e if e.code not in (None, 0, False) else None
+            raise
+        except BaseException as e:
+            error = e
+            raise
+        finally:
+            watch.finish(error, retrace_log, main_file)
+
+
+def summary_line(users: list[FunctionReport], made: list[FunctionReport]) -> str:
+    text = _("{functions} function(s) of yours traced {traces} time(s)").format(
+        functions=len(users), traces=sum(f.tracing_count for f in users)
+    )
+    if made:
+        text += _("; libraries made {functions} more for it, with {traces} trace(s)").format(
+            functions=len(made), traces=sum(f.tracing_count for f in made)
+        )
+    return text
+
+
+def _function_report(tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
+    """Its calls and counts, its cache (a graph per trace, with its op count), the time its
+    tracing calls took. A failure of ours leaves the calls and counts."""
+    report = bare_report(tracked)
+    try:
+        graphs = compat.concrete_functions(tracked.fn) or []
+        return dataclasses.replace(
+            report,
+            concrete_signatures=tracked.concrete_signatures(),
+            trace_ops=[len(cf.graph.get_operations()) for cf in graphs],
+            tracing_s=sum(c.duration_s for c in tracked.calls if c.retraced),
+            retracing_warnings=[m for m in retrace_log if f"<function {tracked.name} at" in m],
+        )
+    except Exception:  # noqa: BLE001 - the counts are the report; the views are extra
+        return report
+
+
+def _error(error: BaseException | None, main_file: str) -> ErrorInfo | None:
+    if error is None:
+        return None
+    if isinstance(error, SystemExit):
+        return ErrorInfo("SystemExit", _("the program exited with {code}").format(code=repr(error.code)))
+    return error_info(error, main_file)
+
+
+def _gpus() -> list[Any]:
+    try:
+        return tf.config.list_physical_devices("GPU")
+    except Exception:  # noqa: BLE001 - the device is decoration
+        return []
