@@ -43,7 +43,9 @@ class UserFiles:
         return cls(lambda f: f == filename)
 
     @classmethod
-    def under(cls, root: str, not_under: tuple[str, ...] = ()) -> UserFiles:
+    def under(cls, root: str, not_under: tuple[str, ...] = (), cells: bool = False) -> UserFiles:
+        """cells: a notebook's cells are the user's too (IPython compiles each into a file of
+        its own: /tmp/ipykernel_<pid>/<hash>.py, or <ipython-input-...>)."""
         root = os.path.realpath(root) + os.sep
         skipped = tuple(os.path.realpath(p) + os.sep for p in not_under)
         cache: dict[str, bool] = {}
@@ -55,13 +57,17 @@ class UserFiles:
                     path.startswith(root)
                     and not any(r in path for r in _PACKAGE_ROOTS)
                     and not path.startswith(skipped)
-                )
+                ) or (cells and _notebook_cell(filename))
             return cache[filename]
 
         return cls(contains, lambda f: os.path.relpath(os.path.realpath(f), root))
 
     def __call__(self, filename: str) -> bool:
         return self.contains(filename)
+
+
+def _notebook_cell(filename: str) -> bool:
+    return filename.startswith("<ipython-input-") or os.sep + "ipykernel_" in filename
 
 
 def call_site(

@@ -34,8 +34,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # playgr
 class Watch:
     """One watched block: the observer, and the report once the block has ended."""
 
-    def __init__(self, root: str) -> None:
-        self.users = makers.UserFiles.under(root, not_under=(_PACKAGE, sys.prefix, sys.base_prefix))
+    def __init__(self, root: str, cells: bool = False) -> None:
+        self.users = makers.UserFiles.under(root, (_PACKAGE, sys.prefix, sys.base_prefix), cells)
         self.observer = observe.Observer(self.make_tracked, self.users, adopt=True)
         self.report: Report | None = None
         self._started = time.perf_counter()
@@ -71,10 +71,11 @@ class Watch:
 
 
 @contextmanager
-def watching(root: str, main_file: str = "") -> Iterator[Watch]:
-    """Observes the block; `root`: the folder whose files are the user's. The report is on the
-    Watch afterwards, also when the block raised (the exception goes on)."""
-    watch = Watch(root)
+def watching(root: str, main_file: str = "", cells: bool = False) -> Iterator[Watch]:
+    """Observes the block; `root`: the folder whose files are the user's (and a notebook's
+    cells, with `cells`). The report is on the Watch afterwards, also when the block raised
+    (the exception goes on)."""
+    watch = Watch(root, cells)
     error: BaseException | None = None
     with observe.observing(watch.observer), script_env.retracing_warnings() as retrace_log:
         try:

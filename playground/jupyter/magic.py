@@ -1,6 +1,7 @@
 """The notebook magics. `%%tf_playground [flags]` runs its cell as the CLI's `analyze` runs a file
-(the same flags, parsers and messages) and shows the report inline; `%tf_playground_explain f`
-reports on a tf.function the kernel already holds.
+(the same flags, parsers and messages) and shows the report inline; `%%tf_playground_watch`
+runs a cell as a plain one under trace mode (every tf.function it made or called, Keras's
+too); `%tf_playground_explain f` reports on a tf.function the kernel already holds.
 
 The kernel is the user's: the cell runs in this process, in the notebook's own namespace (what it
 defines stays defined, as after a plain cell), on the kernel's TensorFlow and devices. The
@@ -30,7 +31,7 @@ from ..contract.errors import PlaygroundError
 from ..contract.i18n import _
 from ..contract.job import Job, Report
 from ..reports import compare
-from .view import ComparisonView, ExplanationView, ReportView
+from .view import ComparisonView, ExplanationView, ReportView, TraceView
 
 
 class _HelpShown(Exception):
@@ -69,6 +70,19 @@ def explain_parser() -> argparse.ArgumentParser:
         description=_("What a tf.function in this kernel has traced so far, and why."),
     )
     parser.add_argument("function", help=_("the tf.function, e.g. f or model.call"))
+    return parser
+
+
+def watch_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="%%tf_playground_watch",
+        parents=[language_parser()],
+        description=_(
+            "Runs the cell as a plain cell, in this kernel, and reports every tf.function it "
+            "made or called, libraries' too, as `python -m playground trace` does."
+        ),
+    )
+    parser.add_argument("--html", default=None, metavar="PATH", help=_("also write the report page here"))
     return parser
 
 
@@ -203,6 +217,22 @@ class PlaygroundMagics(Magics):
             self.shell.execution_count,  # type: ignore[union-attr, unused-ignore]  # IPython: a registered magic has its shell
             live=getattr(self.shell, "kernel", None) is not None,
         )
+
+    @cell_magic
+    def tf_playground_watch(self, line: str, cell: str) -> Any:
+        """Trace mode over a cell that trains (`model.fit`, a custom loop): the cell runs as a
+        plain one, its output and errors as usual, then the report."""
+        try:
+            args = parse(watch_parser(), line)
+        except _HelpShown:
+            return None
+        language = language_of(args)
+        require_tensorflow()
+        from ..trace import watch
+
+        with watch(args.html, json=False, language=language, announce=None, cells=True) as watched:
+            self.shell.run_cell(cell)  # type: ignore[union-attr, unused-ignore]  # IPython: a registered magic has its shell
+        return TraceView(watched.report, language)
 
     @line_magic
     def tf_playground_explain(self, line: str) -> Any:

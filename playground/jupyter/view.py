@@ -270,6 +270,27 @@ class ReportView(_View):
         return json.loads(self.report.to_json())
 
 
+class TraceView(_View):
+    """A watched cell (trace mode): the trace report's page, in a frame of its own so that its
+    styles stay in it; `.report` holds the data."""
+
+    def __init__(self, report: Report, language: str = "en") -> None:
+        self.report, self.language = report, language
+
+    def _html(self) -> str:
+        from ..reports import html_report
+
+        page = escape(html_report.render(self.report))
+        return f'<iframe srcdoc="{page}" sandbox="" style="width:100%;height:40rem;border:0"></iframe>'
+
+    def _text(self) -> str:
+        lines = [self.report.message] + [f"- {w.message}\n  {w.fix}" for w in self.report.warnings]
+        return "\n".join(lines)
+
+    def _data(self) -> Any:
+        return json.loads(self.report.to_json())
+
+
 class ComparisonView(_View):
     """A --compare run: the CLI's two-column comparison, then each side in full."""
 

@@ -35,11 +35,13 @@ def watch(
     root: str | os.PathLike | None = None,
     language: str | None = None,
     announce: TextIO | None = sys.stderr,
+    cells: bool = False,
 ) -> Iterator[Any]:
     """Records every tf.function the block makes or calls, and writes the report when the block
     ends, also when it raises. html: where to write the page (None: not at all); json: a path,
     True for the html's name with .json, False for none. root: the folder whose .py files are
-    yours (default: the current directory). The yielded object's `.report` is the Report."""
+    yours (default: the current directory), and with `cells` a notebook's cells too. The
+    yielded object's `.report` is the Report."""
     _quiet_tf_logs_as_tf_sets_them()
     from ..engine.watch import watching
 
@@ -47,7 +49,7 @@ def watch(
     watched = None
     with i18n.using(language or i18n.current()):
         try:
-            with watching(str(root or os.getcwd())) as watched:
+            with watching(str(root or os.getcwd()), cells=cells) as watched:
                 yield watched
         finally:
             if watched is not None and watched.report is not None:

@@ -65,6 +65,22 @@ print(json.dumps({"call": f"{Function.__call__.__module__}.{Function.__call__.__
                   "scale": scale.experimental_get_tracing_count()}))
 """
 
+# A cell that trains with Keras, watched (trace mode): Keras's own train function is reported,
+# its count equal to TF's object's, read by the cell itself.
+FIT = """import gc, json
+import numpy as np
+import keras
+import tensorflow as tf
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+model.compile(optimizer="sgd", loss="mse")
+for rows in (32, 40):
+    model.fit(np.ones((rows, 3)), np.ones((rows, 1)), batch_size=16, verbose=0)
+print(json.dumps({f._name: f.experimental_get_tracing_count() for f in gc.get_objects()
+                  if isinstance(f, tf.types.experimental.PolymorphicFunction)
+                  and f._name == "multi_step_on_iterator"}))
+"""
+
 # Snippets of tests/integration/differential that leave the process as they found it (no runtime
 # configuration, no run_functions_eagerly): a notebook runs them one after another.
 SUBSET = [
@@ -98,6 +114,7 @@ CELLS: list[tuple[str, str, list[str]]] = [
     ("explain", "%tf_playground_explain scale", []),
     ("bad-flag", '%%tf_playground --function offset --call "floot32[3]"\n' + ENTRY, ["raises-exception"]),
     ("help", "%%tf_playground -h\npass\n", []),
+    ("watch", "%%tf_playground_watch --html fit.html\n" + FIT, []),
 ] + [(name, "%%tf_playground\n" + (SNIPPETS / f"{name}.py").read_text(), []) for name in SUBSET]
 
 
@@ -250,6 +267,19 @@ def test_explain_reads_an_existing_functions_traces_and_reasons(outputs) -> None
         "x: shape (2,) -> (3,)",
         "n: Python value 2 -> 3",
     ]
+
+
+def test_a_watched_cell_reports_the_functions_keras_made(outputs) -> None:
+    counts = json.loads(printed(outputs["watch"]).strip().splitlines()[-1])  # the cell ran as a plain one
+    report = data(outputs["watch"])
+    (train,) = [f for f in report["library_functions"] if f["name"] == "multi_step_on_iterator"]
+    assert train["maker"] == "keras: TensorFlowTrainer.make_train_function"
+    assert train["tracing_count"] == counts["multi_step_on_iterator"] == 2
+    assert [c["line"] for c in train["calls"]] == [9, 9]  # the fit, in the cell
+    assert "iterator[0]: shape (16, 3) -> (None, 3)" in train["calls"][1]["reason"]
+    assert [w["function"] for w in report["warnings"]] == ["multi_step_on_iterator"]
+    html = next(o["data"]["text/html"] for o in outputs["watch"] if "text/html" in o.get("data", {}))
+    assert html.startswith("<iframe srcdoc=") and "keras: TensorFlowTrainer.make_train_function" in html
 
 
 def test_a_bad_flag_is_one_line_naming_it(outputs) -> None:

@@ -26,7 +26,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "trace": {"contract", "reports", "engine"},  # engine: in the user's own process, once a watch starts
     "ui": {"contract", "gallery", "reports", "runs", "front_door"},
     "api": {"contract", "gallery", "reports", "runs", "front_door"},
-    "jupyter": {"contract", "reports", "cli", "engine"},  # engine: the magic runs in the kernel
+    "jupyter": {"contract", "reports", "cli", "engine", "trace"},  # engine: the magic runs in the kernel
     "app.py": {"ui", "api", "front_door", "contract"},
 }
 # What may be imported only inside a function, never when the module loads: the package stays
@@ -34,7 +34,7 @@ MAY_IMPORT: dict[str, set[str]] = {
 LAZY_ONLY: dict[str, set[str]] = {
     "sandbox": {"engine"},
     "cli": {"engine", "trace"},
-    "jupyter": {"engine"},
+    "jupyter": {"engine", "trace"},
     "trace": {"engine"},
 }
 # Third-party packages that cross the boundary: never imported by these, not even lazily.
