@@ -9,9 +9,11 @@ from collections.abc import Callable
 import streamlit as st
 
 from .. import gallery
-from ..contract import i18n, source_info
+from ..contract import decode, i18n, source_info
 from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
+from ..contract.job import Job, Report
+from ..contract.protocol import REPORT_BOUNDS
 from ..reports import notebook
 from ..reports.safe_text import code_span, markdown_literal
 from . import code_box, folded, gutter, keys, state
@@ -178,10 +180,14 @@ def push_script(marks: list[dict], run: int) -> str:
 
 
 def open_file(max_source_bytes: int) -> None:
-    """on_change of the file uploader: a .py or .ipynb file's code replaces the editor's."""
+    """on_change of the file uploader: a .py or .ipynb file's code replaces the editor's; a
+    .json is a saved report (trace mode's, or `analyze --json`), shown in the results."""
     upload = st.session_state.get(keys.OPEN_FILE)
     if upload is None:
         st.session_state.pop(keys.OPEN_NOTE, None)
+        return
+    if upload.name.lower().endswith(".json"):
+        open_report(upload.name, upload.getvalue())
         return
     try:
         opened = notebook.code_of(upload.name, upload.getvalue())
@@ -208,21 +214,57 @@ def open_file(max_source_bytes: int) -> None:
     st.session_state[keys.OPEN_NOTE] = ("info", note)
 
 
+MAX_REPORT_BYTES = 16 << 20  # a saved report: as large as a worker's may be
+
+
+def open_report(name: str, data: bytes) -> None:
+    """A saved report into the results panes, read-only. The file is untrusted, as a worker's
+    report is: decoded by the same bounded decoder, every field checked."""
+    try:
+        if len(data) > MAX_REPORT_BYTES:
+            raise ValueError(_("it is over {limit} bytes").format(limit=MAX_REPORT_BYTES))
+        report = decode.decode(Report, json.loads(data), REPORT_BOUNDS)
+    except (ValueError, UnicodeDecodeError) as error:  # DecodeError and JSONDecodeError among them
+        reason = error.problem if isinstance(error, decode.DecodeError) else str(error)
+        where = f" ({error.path})" if isinstance(error, decode.DecodeError) and error.path else ""
+        st.session_state[keys.OPEN_NOTE] = (
+            "error",
+            _("Could not open {name}: {reason}.").format(
+                name=markdown_literal(name),
+                reason=markdown_literal(_("not a saved report") + where + ": " + reason),
+            ),
+        )
+        return
+    previous = state.result()
+    st.session_state[keys.RESULT] = state.Result(
+        job=Job(source="", function=None, filename=name),
+        report=report,
+        example=None,
+        number=previous.number + 1 if previous else 1,
+        saved=name,
+    )
+    st.session_state[keys.OPEN_NOTE] = (
+        "info",
+        _("Opened the saved report {name}.").format(name=markdown_literal(name)),
+    )
+
+
 def file_opener(settings: Settings) -> None:
     """The uploader, in a panel drawn only while open: few visitors open a file."""
-    box = folded.expander(_("Open a .py or .ipynb file"), keys.OPEN_PANEL)
+    box = folded.expander(_("Open a .py or .ipynb file, or a saved report"), keys.OPEN_PANEL)
     if box is None:
         return
     with box:
         st.caption(
             _(
                 "Its code replaces the editor's: a notebook's code cells, joined. "
-                "Magics (%...) and shell lines (!pip ...) are left out."
+                "Magics (%...) and shell lines (!pip ...) are left out. A .json report (from "
+                "`python -m playground trace` or `analyze --json`) opens in the results, read-only."
             )
         )
         st.file_uploader(
-            _("Open a .py or .ipynb file"),
-            type=["py", "ipynb"],
+            _("Open a .py or .ipynb file, or a saved report"),
+            type=["py", "ipynb", "json"],
             key=keys.OPEN_FILE,
             on_change=open_file,
             args=(settings.max_source_bytes,),

@@ -39,6 +39,7 @@ class Result:
     archives: dict = field(default_factory=dict)  # export_zip.collect(): zips built at run time
     comparison: Comparison | None = None  # compare mode: both sides; report is side a
     before_fix: tuple[int, int] | None = None  # (run number, its traces): a fix made this run
+    saved: str = ""  # a saved report opened from a file (its name): read-only, no run behind it
 
 
 def example_values(example: gallery.Example) -> dict:

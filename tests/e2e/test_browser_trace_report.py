@@ -1,12 +1,20 @@
 """Trace mode's HTML report in a real Chromium: it opens from a file with no request leaving it
 (fonts, scripts, images: none), and reads in both languages. Made from a recorded report of a
-Keras program (tests/data/keras_fit.json), no TensorFlow needed here."""
+Keras program (tests/data/keras_fit.json), no TensorFlow needed here. And the page opens a saved
+report (.json) in its usual panes, read-only, and refuses a file that is not one."""
 
 from __future__ import annotations
 
 import pytest
 import repo_paths
-from browser_support import SHOTS, USES_CHROMIUM, chromium_page
+from browser_support import (  # noqa: F401 - fixtures
+    SHOTS,
+    USES_CHROMIUM,
+    chromium_page,
+    open_panel,
+    server,
+    wait_idle,
+)
 
 from playground.contract import i18n
 from playground.contract.job import Report
@@ -39,3 +47,24 @@ def test_the_report_opens_offline_and_reads_in_its_language(tmp_path, language, 
             assert word in text
         assert page.locator("svg rect").count() >= 3  # the chart, drawn inline
         page.screenshot(path=str(SHOTS / f"trace-report-{language}.png"), full_page=True)
+
+
+def test_the_page_opens_a_saved_report_read_only_and_refuses_what_is_not_one(server, tmp_path) -> None:
+    from playwright.sync_api import expect
+
+    broken = tmp_path / "notes.json"
+    broken.write_text('{"tensorflow_version": 2}')
+    with chromium_page(1400, 1000) as page:
+        page.goto(server)
+        wait_idle(page)
+        open_panel(page, "open_panel")
+        uploader = page.locator(".st-key-open_file input[type=file]")
+        uploader.set_input_files(str(broken))
+        expect(page.get_by_text("Could not open notes.json: not a saved report", exact=False)).to_be_visible()
+        uploader.set_input_files(str(repo_paths.DATA / "keras_fit.json"))
+        expect(page.get_by_text("Saved report keras_fit.json, read-only", exact=False)).to_be_visible()
+        wait_idle(page)
+        page.get_by_role("tab", name="Traces").click()
+        wait_idle(page)
+        expect(page.get_by_text("keras: TensorFlowTrainer.make_train_function", exact=False)).to_be_visible()
+        expect(page.get_by_text("Out of date", exact=False)).to_have_count(0)

@@ -137,6 +137,8 @@ def out_of_date(result: Result, values: dict) -> bool:
     from ..plan import call_lines
 
     job = result.job
+    if result.saved:  # a report from a file has no inputs of this page behind it
+        return False
     return (
         str(values.get(keys.SOURCE) or "") != job.source
         or (str(values.get(keys.FUNCTION) or "") or None) != job.function
@@ -240,6 +242,12 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
     if result.comparison is not None:  # compare mode: both sides, side by side
         compare.render(result)
         return False
+    if result.saved:
+        st.info(
+            _("Saved report {name}, read-only: Run shows the editor's code instead.").format(
+                name=code_span(result.saved)
+            )
+        )
     environment_line(report, result.number)
     summary(result)
     notebook_download(result)
