@@ -20,7 +20,7 @@ from ..contract import seeded
 from ..contract.i18n import _
 from ..contract.job import Job, Report
 from ..contract.specs import CallSpec, PyValue, TensorSpec, TensorValue, parse_call, parse_signature
-from .safe_text import markdown_literal
+from .safe_text import code_span, markdown_literal
 
 # The engine's own function, so a notebook's calls see the tensors the playground's calls saw.
 MAKE_TENSOR = inspect.getsource(seeded.make_tensor).replace(
@@ -41,10 +41,13 @@ def _arg(arg: object, seed: int) -> str:
 
 def call_expression(call: CallSpec, index: int, name: str = "f") -> str:
     """`f(make_tensor("float32", (3,), seed=0), n=2)`: the seeds the engine uses for call `index`."""
+    return f"{name}({', '.join(_call_parts(call, index))})"
+
+
+def _call_parts(call: CallSpec, index: int) -> list[str]:
     seed = 1000 * index
     parts = [_arg(a, seed + i) for i, a in enumerate(call.args)]
-    parts += [f"{k}={_arg(v, seed + 100 + i)}" for i, (k, v) in enumerate(call.kwargs)]
-    return f"{name}({', '.join(parts)})"
+    return parts + [f"{k}={_arg(v, seed + 100 + i)}" for i, (k, v) in enumerate(call.kwargs)]
 
 
 def _signature(text: str) -> str:
@@ -95,11 +98,17 @@ def _comment(text: str) -> str:
 
 
 def _timing_cell(call: CallSpec, index: int, jit: bool) -> str:
+    seed = 1000 * index
+    args = [_arg(a, seed + i) for i, a in enumerate(call.args)]
+    kwargs = [f"{k!r}: {_arg(v, seed + 100 + i)}" for i, (k, v) in enumerate(call.kwargs)]
     lines = [
         "import timeit",
         "",
         "# The last call of the plan, timed eager (the plain Python function) and as a graph.",
-        f"call = lambda fn: {call_expression(call, index, 'fn')}",
+        "# Its inputs are made once, before the clock: only the call is timed.",
+        f"args = ({''.join(a + ', ' for a in args)})",
+        f"kwargs = {{{', '.join(kwargs)}}}",
+        "call = lambda fn: fn(*args, **kwargs)",
         "eager_fn = f.python_function",
         "graph_fn = f",
         "call(graph_fn)  # trace once, outside the clock",
@@ -182,10 +191,29 @@ def build(job: Job, report: Report | None = None) -> nbformat.NotebookNode:
     if job.timing and calls:
         cells += [
             v4.new_markdown_cell(_("## Timing")),
-            v4.new_code_cell(_timing_cell(calls[-1], len(calls) - 1, job.jit_compile)),
+            v4.new_code_cell(_timing_cell(calls[-1], len(calls) - 1, job.jit_compile or _had_xla(report))),
         ]
-    nb.cells = cells
+    nb.cells = cells + _pitfalls(report)
     return nb
+
+
+def _had_xla(report: Report | None) -> bool:
+    """Whether the run timed XLA (the engine adds it beside eager and graph)."""
+    return report is not None and any(
+        f.timing is not None and f.timing.xla is not None for f in report.functions
+    )
+
+
+def _pitfalls(report: Report | None) -> list:
+    """The run's pitfalls and their fixes, as text (a report's words are never code here)."""
+    if report is None or not report.warnings:
+        return []
+    items = []  # a paragraph each: the report's words escaped, in no structure but ours
+    for w in report.warnings:
+        where = _("line {line}").format(line=int(w.line)) + ": " if isinstance(w.line, int) else ""
+        fix = "\n" + _("Fix: {fix}").format(fix=markdown_literal(w.fix)) if w.fix else ""
+        items.append(f"{where}{code_span(w.code)} {markdown_literal(w.message)}{fix}")
+    return [v4.new_markdown_cell(_("## Pitfalls the playground found") + "\n\n" + "\n\n".join(items))]
 
 
 def dumps(job: Job, report: Report | None = None) -> str:

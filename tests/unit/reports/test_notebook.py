@@ -13,6 +13,7 @@ import repo_paths
 
 from playground.contract.job import Job, Report, job_from_json
 from playground.reports import notebook
+from playground.reports.safe_text import unescape_markdown
 
 DATA = repo_paths.DATA
 ROOT = repo_paths.ROOT
@@ -129,3 +130,42 @@ def test_notebook_module_imports_neither_streamlit_nor_tensorflow() -> None:
         [sys.executable, "-c", "import json; " + code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert json.loads(done.stdout) == [False, False]
+
+
+def test_the_timing_cell_times_only_the_call_with_xla_and_the_pitfalls_are_listed(tmp_path) -> None:
+    """A timed jit_compile run: its notebook times eager, graph and XLA on inputs made once,
+    before the clock (make_tensor is counted), and lists the run's pitfalls with their fixes."""
+    job = job_from_json((DATA / "retracing_timing.job.json").read_text())
+    report = Report.from_json((DATA / "retracing_timing.json").read_text())
+    nb = notebook.build(job, report)
+    nbformat.validate(nb)
+    cells = code_cells(nb)
+    counting = (
+        "_made = [0]\n_real_make = make_tensor\n\n\ndef make_tensor(*a, **k):\n"
+        "    _made[0] += 1\n    return _real_make(*a, **k)\n"
+    )
+    at = cells.index(notebook.MAKE_TENSOR) + 1
+    script = tmp_path / "nb.py"
+    script.write_text("\n\n".join([*cells[:at], counting, *cells[at:], "print('made', _made[0])"]))
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "TF_CPP_MIN_LOG_LEVEL": "2"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [
+        m.group(1) for m in re.finditer(r"^(eager|graph|XLA): [\d.]+ us per call", done.stdout, re.M)
+    ] == [
+        "eager",
+        "graph",
+        "XLA",
+    ]
+    tensors = sum(1 for c in cells if c.startswith("# Call ")) + 1  # one per call, one for timing
+    assert f"made {tensors}\n" in done.stdout  # not once per timed call
+    pitfalls = next(c.source for c in nb.cells if c.cell_type == "markdown" and "Pitfalls" in c.source)
+    for warning in report.warnings:  # escaped markdown: as a reader sees it
+        assert f"`{warning.code}` {warning.message}" in unescape_markdown(pitfalls)
+        assert f"Fix: {warning.fix}" in unescape_markdown(pitfalls)
