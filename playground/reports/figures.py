@@ -112,6 +112,11 @@ def log_ticks(values: list[float]) -> list[float]:
     return ticks
 
 
+def count_axis(largest: int) -> dict:
+    """A y axis of whole numbers (an op count has no 0.5), about five ticks, from zero."""
+    return dict(rangemode="tozero", dtick=max(1, math.ceil(largest / 5)), tickformat="d")
+
+
 def op_types_figure(info: GraphInfo) -> go.Figure:
     names = sorted(set(info.op_types) | set(info.op_types_optimized), key=lambda n: -info.op_types.get(n, 0))
     shown = [plotly_text(n) for n in names]  # op types are the report's text: tick labels
@@ -133,6 +138,7 @@ def op_types_figure(info: GraphInfo) -> go.Figure:
         barmode="group",
         title=_("Ops by type"),
         yaxis_title=_("ops"),
+        yaxis=count_axis(max([*info.op_types.values(), *info.op_types_optimized.values(), 1])),
         height=320,
         margin=dict(l=40, r=10, t=50, b=40),
     )

@@ -35,10 +35,12 @@ def share_button() -> None:
         st.code(state.share_link(), language="text", wrap_lines=True)
 
 
-# Code belongs in a monospace font; Streamlit's text areas default to the body font.
+# Code belongs in a monospace font; Streamlit's text areas default to the body font. The title
+# breaks only between words: on a phone "演练场" broke as "演练 / 场".
 CSS = """<style>
 .st-key-source textarea, .st-key-calls textarea, .st-key-signature input
 {font-family: "Source Code Pro", ui-monospace, monospace; font-size: 0.85rem;}
+h1 {word-break: keep-all;}
 </style>"""
 
 

@@ -313,7 +313,11 @@ SCRIPT = ""  # the picker's entry for script mode: the file runs as `python file
 def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.FunctionInfo | None:
     names = [i.name for i in infos]
     if not names:
-        st.info(_("No function found in the code yet: define one with `def`."))
+        source = str(st.session_state.get(keys.SOURCE) or "")
+        if source.strip() and not source_info.syntax_error(source):  # a syntax error says itself
+            st.caption(
+                _("No function defined: Run runs the whole file as a script, as `python file.py` would.")
+            )
         return None
     choices = names + [SCRIPT]
     example = gallery.BY_SLUG.get(str(st.session_state.get(keys.EXAMPLE) or ""))

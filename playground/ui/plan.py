@@ -119,10 +119,11 @@ def argument_builder(info: FunctionInfo | None) -> None:
             )
         )
         for name in info.params:
-            c1, c2, c3 = st.columns([1, 1, 2])
+            c1, c2, c3 = st.columns([1.4, 1, 2])  # room for "Python value" whole
             kind_key = keys.param("kind", name)
             st.session_state.setdefault(kind_key, "tensor")
-            c1.selectbox(f"`{name}`", KINDS, key=kind_key, format_func=i18n.bound(kind_label))
+            # The parameter's name as the label: plain, for screen readers (no backticks).
+            c1.selectbox(name, KINDS, key=kind_key, format_func=i18n.bound(kind_label))
             if st.session_state[kind_key] == "tensor":
                 st.session_state.setdefault(keys.param("dtype", name), "float32")
                 st.session_state.setdefault(keys.param("shape", name), "3")

@@ -230,6 +230,8 @@ def test_argument_builder_appends_call_and_signature(app: AppTest) -> None:
     assert not app.get("button") or keys.APPEND_CALL not in {b.key for b in app.button}  # folded
     app.session_state[keys.ARGS_PANEL] = True  # the user opens it
     app.run()
+    # A parameter's own name labels its picker, plainly: screen readers read no backticks.
+    assert app.selectbox(key=keys.param("kind", "x")).label == "x"
     app.text_input(key=keys.param("shape", "x")).input("None,3").run()
     app.button(key=keys.APPEND_CALL).click().run()
     assert app.text_area(key=keys.CALLS).value.splitlines()[-1] == "float32[1,3]"
@@ -704,3 +706,16 @@ def test_functions_keras_made_are_in_the_traces_tab_folded_by_maker(app: AppTest
     rows = tab(app, "Traces").dataframe[0].value.to_dict("records")
     assert [(r["traced"], r["line"]) for r in rows] == [("traced", 8), ("traced", 8)]
     assert rows[1]["reason"].startswith("iterator[0]: shape (16, 3) -> (None, 3)")
+
+
+def test_code_without_a_function_runs_as_a_script_and_a_syntax_error_speaks_for_itself(app: AppTest) -> None:
+    app.run()
+    app.text_area(key=keys.SOURCE).input("import tensorflow as tf\nprint(tf.constant(1))\n").run()
+    assert [c.value for c in app.caption if "No function defined" in c.value] == [
+        "No function defined: Run runs the whole file as a script, as `python file.py` would."
+    ]
+    assert not [i for i in app.info if "No function" in i.value]
+    app.text_area(key=keys.SOURCE).input("def broken(:\n").run()
+    assert any("Syntax error" in e.value for e in app.error)
+    assert not [c for c in app.caption if "No function" in c.value]
+    assert not [i for i in app.info if "No function" in i.value]

@@ -114,14 +114,21 @@ def print_at_trace(seen: Seen, sub: ast.AST) -> Warning | None:
     if not is_print(func) or seen.ran_eagerly:
         return None
     printed = sum(1 for c in seen.report.calls if c.stdout.strip())
-    return Warning(
-        "print-at-trace",
-        sub.lineno,
+    counts = (
         _(
             "print() in {name} runs only while tracing: it printed during {printed} of "
             "{calls} call(s) and the function traced {traces} time(s). Graph executions "
             "print nothing."
-        ).format(name=seen.name, printed=printed, calls=seen.calls, traces=seen.traces),
+        ).format(name=seen.name, printed=printed, calls=seen.calls, traces=seen.traces)
+        if seen.traces
+        else _(  # no call reached the body (refused, or raised before tracing): no counts to tell
+            "print() in {name} runs only while tracing, and graph executions print nothing."
+        ).format(name=seen.name)
+    )
+    return Warning(
+        "print-at-trace",
+        sub.lineno,
+        counts,
         _("Use tf.print(...) to print on every call."),
         seen.name,
     )

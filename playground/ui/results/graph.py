@@ -7,7 +7,7 @@ import streamlit as st
 
 from ...contract.i18n import _
 from ...contract.job import FunctionReport, GraphInfo
-from ...reports.figures import op_types_figure
+from ...reports.figures import count_axis, op_types_figure
 from ...reports.safe_text import graph_dot, markdown_literal, plotly_text
 from .. import keys
 
@@ -26,6 +26,7 @@ def ops_by_line_figure(info: GraphInfo) -> go.Figure:
     figure.update_layout(
         title=_("Ops by the line of your code that made them"),
         yaxis_title=_("ops"),
+        yaxis=count_axis(max([*info.ops_by_line.values(), 1])),
         height=280,
         margin=dict(l=40, r=10, t=50, b=40),
     )

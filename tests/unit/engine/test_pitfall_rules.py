@@ -162,3 +162,14 @@ def _function_at(line: int):
         __code__ = Code
 
     return Function
+
+
+def test_print_at_trace_gives_no_counts_when_no_call_reached_the_body() -> None:
+    """A call that could not bind, or raised before tracing: "printed during 0 of 1 call(s)"
+    would say the print never ran because of graphs, which nothing here showed."""
+    source = "@tf.function\ndef f(x, y):\n    print(x)\n    return x\n"
+    refused = report(calls=1, traces=0, error="f() missing 1 required positional argument: 'y'")
+    (warning,) = warnings_of(rules.print_at_trace, source, refused)
+    assert warning.message == "print() in f runs only while tracing, and graph executions print nothing."
+    (traced,) = warnings_of(rules.print_at_trace, source, report(calls=2, traces=1, stdout=("x",)))
+    assert "it printed during 1 of 2 call(s) and the function traced 1 time(s)" in traced.message
