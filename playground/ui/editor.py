@@ -14,6 +14,7 @@ from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
 from ..contract.job import Job, Report
 from ..contract.protocol import REPORT_BOUNDS
+from ..gallery import article
 from ..reports import notebook
 from ..reports.safe_text import code_span, markdown_literal
 from . import code_box, folded, gutter, keys, state
@@ -43,17 +44,26 @@ def _load_component() -> Callable[..., None] | None:
 
 
 def gallery_picker() -> None:
-    slugs = [e.slug for e in gallery.EXAMPLES]
+    # In the article's order, each with its section's number; the first visit opens on the
+    # gallery's first example (retracing), wherever it sits in the article.
+    slugs = list(article.ORDER) + [e.slug for e in gallery.EXAMPLES if e.slug not in article.ORDER]
     if st.session_state.get(keys.EXAMPLE) not in slugs:
-        st.session_state[keys.EXAMPLE] = slugs[0]
+        st.session_state[keys.EXAMPLE] = gallery.EXAMPLES[0].slug
     st.selectbox(
         _("Example"),
         slugs,
         key=keys.EXAMPLE,
         on_change=state.load_example,
-        format_func=i18n.bound(lambda s: f"{_(gallery.BY_SLUG[s].title)} ({s})"),
+        format_func=i18n.bound(example_label),
         help=_("Loads an example from the gallery into the editor and the call plan."),
     )
+
+
+def example_label(slug: str) -> str:
+    """'2.1 · Retracing and polymorphic dispatch (retracing)': the article's section first."""
+    section = article.SECTION_OF.get(slug)
+    title = f"{_(gallery.BY_SLUG[slug].title)} ({slug})"
+    return f"{section.number} · {title}" if section else title
 
 
 def gallery_panel() -> None:

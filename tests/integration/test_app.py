@@ -205,6 +205,22 @@ def test_example_query_param_and_gallery_picker(app: AppTest) -> None:
     assert app.query_params["example"] == "retracing" and "code" not in app.query_params
 
 
+def test_the_gallery_picker_follows_the_article_with_its_section_numbers(app: AppTest) -> None:
+    from playground.gallery import article
+
+    app.run()
+    picker = app.selectbox(key=keys.EXAMPLE)
+    assert picker.value == "retracing"  # a first visit opens on the gallery's first example
+    assert picker.options[0].startswith("1 · ") and picker.options[0].endswith("(article-benchmark)")
+    numbers = [o.split(" · ", 1)[0] for o in picker.options if " · " in o]
+    order = [article.SECTION_OF[slug].number for slug in article.ORDER]
+    assert numbers == order  # every example in the article's order, numbered
+    app.session_state[keys.LANGUAGE] = "zh_CN"
+    app.run()
+    first = app.selectbox(key=keys.EXAMPLE).options[0]
+    assert first.startswith("1 · ") and re.search("[\u4e00-\u9fff]", first)  # numbered, in Chinese
+
+
 def test_share_link_round_trip_restores_state(app: AppTest) -> None:
     params = state.params_from_values(
         {
