@@ -130,7 +130,7 @@ def test_timing_and_problems_tabs(page, server) -> None:
     charts = page.get_by_test_id("stPlotlyChart")
     expect(charts.filter(has_text="Steady-state").first.locator(".main-svg").first).to_be_visible()
     expect(charts.filter(has_text="First call").first).to_be_visible()
-    expect(page.get_by_test_id("stMetric").filter(has_text="Graph speedup vs eager")).to_be_visible()
+    expect(page.get_by_test_id("stMetric").filter(has_text="Graph vs eager")).to_be_visible()
     sweep = charts.filter(has_text="Time per call vs x dim 0").first
     expect(sweep.locator(".main-svg").first).to_be_visible()
     expect(sweep).to_contain_text("3 traces")  # each size retraced the one graph instance

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from playground import gallery
 from playground.contract import share_link
+from playground.reports.figures import COLOURS as MODE_COLOURS
 from playground.reports.safe_text import unescape_markdown as shown
 from playground.ui import keys, options, state
 
@@ -185,8 +186,17 @@ def test_timing_tab_plots_modes_on_log_axis_and_phases(app: AppTest) -> None:
     box, phases = figures[0], figures[1]
     assert [t["name"] for t in box["data"]] == ["eager", "graph", "xla"]
     assert box["layout"]["yaxis"]["type"] == "log"
+    assert all(text.endswith(" µs") for text in box["layout"]["yaxis"]["ticktext"])  # units on every tick
+    # One colour per mode, and the phases' colours none of the modes'.
+    assert [t["marker"]["color"] for t in box["data"]] == [MODE_COLOURS[m] for m in ("eager", "graph", "xla")]
     assert [t["name"] for t in phases["data"]] == ["trace", "compile", "run"]
-    assert phases["layout"]["barmode"] == "stack"
+    assert phases["layout"]["barmode"] == "group" and phases["layout"]["yaxis"]["type"] == "log"
+    assert all(text.endswith(" ms") for text in phases["layout"]["yaxis"]["ticktext"])
+    assert {t["marker"]["color"] for t in phases["data"]}.isdisjoint(
+        {t["marker"]["color"] for t in box["data"]}
+    )
+    graph_vs_eager = next(m.value for m in app.metric if m.label == "Graph vs eager")
+    assert re.fullmatch(r"\d+\.\d× (faster|slower)", graph_vs_eager)
     app.toggle(key=keys.TIMING_LOG).set_value(False).run()
     assert plotly_specs(tab(app, "Timing"))[0]["layout"]["yaxis"]["type"] == "linear"
     tab(app, "Graph")  # the Timing tab is not drawn now; its toggle must survive

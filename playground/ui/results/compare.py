@@ -10,14 +10,16 @@ import streamlit as st
 from ...contract import reasons
 from ...contract.i18n import N_, _
 from ...contract.job import CallRecord, FunctionReport, Report
+from ...contract.reasons import mode_name
 from ...reports.compare import Comparison, Difference
+from ...reports.figures import log_ticks
 from ...reports.safe_text import markdown_literal as md
 from ...reports.safe_text import plotly_text
 from ...reports.tables import modes
 from .. import code_diff, keys
 from ..state import Result
 
-COLOURS = {"a": "#1f77b4", "b": "#ff7f0e"}
+COLOURS = {"a": "#17becf", "b": "#e377c2"}  # the sides: none of the modes' colours (figures.COLOURS)
 HIGHLIGHT = "background-color: rgba(255, 75, 75, 0.18)"
 
 
@@ -256,14 +258,15 @@ def graph_view(c: Comparison, fa: FunctionReport | None, fb: FunctionReport | No
 
 
 def timing_figure(c: Comparison, fa: FunctionReport | None, fb: FunctionReport | None) -> go.Figure:
-    figure = go.Figure()
+    figure, every = go.Figure(), []
     for side, function in (("a", fa), ("b", fb)):
         if function is None or function.timing is None:
             continue
         xs, ys = [], []
         for mode, timing in modes(function.timing).items():
-            xs += [mode] * len(timing.samples_s)
+            xs += [mode_name(mode)] * len(timing.samples_s)
             ys += [s * 1e6 for s in timing.samples_s]
+        every += [y for y in ys if y > 0]
         figure.add_trace(
             go.Box(
                 x=xs,
@@ -281,6 +284,9 @@ def timing_figure(c: Comparison, fa: FunctionReport | None, fb: FunctionReport |
         height=360,
         margin=dict(l=50, r=10, t=50, b=40),
     )
+    if every:  # 1-2-5 ticks with their unit: plotly's own minor labels ("3") read as nonsense
+        ticks = log_ticks(every)
+        figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g} µs" for t in ticks])
     return figure
 
 

@@ -8,11 +8,11 @@ import streamlit as st
 from ...contract.i18n import _
 from ...contract.job import SweepPoint, Timing
 from ...contract.reasons import mode_name
-from ...reports.figures import log_ticks
+from ...reports.figures import COLOURS, log_ticks
 from ...reports.safe_text import markdown_literal, plotly_text
 from .. import keys
 
-MODES = (("eager", "eager_s", "#1f77b4"), ("graph", "graph_s", "#ff7f0e"), ("xla", "xla_s", "#2ca02c"))
+MODES = tuple((mode, f"{mode}_s", COLOURS[mode]) for mode in ("eager", "graph", "xla"))
 
 
 def new_traces(points: list[SweepPoint], attribute: str = "graph_traces") -> list[int | None]:
