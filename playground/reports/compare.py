@@ -10,7 +10,9 @@ Plain data, no TensorFlow: the CLI and the UI parse and diff here; the executor 
     output          function, call         each side's output summary (neither raised)
     error           [function, call]       "TypeError: ..." / None (report level without a call)
     op_count        function, detail       ops as traced / after Grappler (detail says which)
-    timing          function, detail       median seconds per call of one mode (detail: the mode)
+    timing          function, detail       median seconds per call of one mode, when the two differ
+                                           beyond both sides' quartile ranges (detail: the mode, or
+                                           "graph → xla" in a jit_compile compare)
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..contract import specs, versions
+from ..contract import specs, stats, versions
 from ..contract.config import Settings
 from ..contract.errors import SpecError
 from ..contract.i18n import _
-from ..contract.job import CallRecord, ErrorInfo, FunctionReport, Job, Report, from_dict, to_dict
+from ..contract.job import CallRecord, ErrorInfo, FunctionReport, Job, ModeTiming, Report, from_dict, to_dict
 
 KINDS = ("tf", "reduce_retracing", "jit_compile", "signature")
 DIFFERENCE_KINDS = ("tracing_count", "retraced", "reason", "output", "error", "op_count", "timing")
@@ -251,28 +253,52 @@ def _graph(a: FunctionReport, b: FunctionReport) -> list[Difference]:
     return found
 
 
-def _modes(function: FunctionReport) -> dict[str, float]:
+def _modes(function: FunctionReport) -> dict[str, ModeTiming]:
     timing = function.timing
     if timing is None:
         return {}
-    found = {"eager": timing.eager.median_s, "graph": timing.graph.median_s}
+    found = {"eager": timing.eager, "graph": timing.graph}
     if timing.xla is not None:
-        found["xla"] = timing.xla.median_s
+        found["xla"] = timing.xla
     return found
 
 
-def _timing(a: FunctionReport, b: FunctionReport) -> list[Difference]:
-    """Every mode either side timed: two measurements are never equal, so each is a difference."""
+def _apart(a: ModeTiming, b: ModeTiming) -> bool:
+    """Whether two measurements differ beyond their noise: their interquartile ranges do not
+    overlap. Two runs of the same code differ in every digit; that is not a difference."""
+    qa, qb = stats.quartiles(a.samples_s or [a.median_s]), stats.quartiles(b.samples_s or [b.median_s])
+    return qa[2] < qb[0] or qb[2] < qa[0]
+
+
+def _timing(a: FunctionReport, b: FunctionReport, kind: str = "") -> list[Difference]:
+    """Each mode whose time differs beyond both sides' noise. A jit_compile compare times the
+    same eager, graph and XLA on both sides, so there the comparison meant is side a's graph
+    against side b's XLA."""
     ma, mb = _modes(a), _modes(b)
-    return [
-        Difference("timing", ma.get(mode), mb.get(mode), function=a.name, detail=mode)
-        for mode in ("eager", "graph", "xla")
-        if mode in ma or mode in mb
-    ]
+    pairs = (
+        [("graph", "xla", "graph → xla")]
+        if kind == "jit_compile"
+        else [(m, m, m) for m in ("eager", "graph", "xla")]
+    )
+    found = []
+    for mode_a, mode_b, detail in pairs:
+        ta, tb = ma.get(mode_a), mb.get(mode_b)
+        if (ta is None) != (tb is None) or (ta is not None and tb is not None and _apart(ta, tb)):
+            found.append(
+                Difference(
+                    "timing",
+                    ta.median_s if ta else None,
+                    tb.median_s if tb else None,
+                    function=a.name,
+                    detail=detail,
+                )
+            )
+    return found
 
 
-def differences(a: Report, b: Report) -> list[Difference]:
-    """Typed differences between two reports, report-level error first, then per function."""
+def differences(a: Report, b: Report, kind: str = "") -> list[Difference]:
+    """Typed differences between two reports, report-level error first, then per function;
+    kind: the compare's (CompareSpec.kind), which decides what timing is compared with what."""
     found = []
     ea, eb = _report_error(a), _report_error(b)
     if ea != eb:
@@ -296,7 +322,7 @@ def differences(a: Report, b: Report) -> list[Difference]:
             continue
         if fa.tracing_count != fb.tracing_count:
             found.append(Difference("tracing_count", fa.tracing_count, fb.tracing_count, function=name))
-        found += _calls(fa, fb) + _graph(fa, fb) + _timing(fa, fb)
+        found += _calls(fa, fb) + _graph(fa, fb) + _timing(fa, fb, kind)
     return found
 
 
@@ -305,7 +331,7 @@ def compare(spec: CompareSpec, job_a: Job, job_b: Job, a: Report, b: Report) -> 
         spec=str(spec),
         a=a,
         b=b,
-        differences=differences(a, b),
+        differences=differences(a, b, spec.kind),
         side_a=describe(job_a, spec),
         side_b=describe(job_b, spec),
     )

@@ -145,14 +145,50 @@ def test_jit_compile_of_an_op_xla_lacks_raises_on_side_b_only(pool):
     assert c.a.functions[0].calls[0].output is not None and c.b.functions[0].calls[0].output is None
 
 
-def test_timing_is_compared_per_mode(pool):
+def test_two_real_runs_of_the_same_code_differ_in_time_only_beyond_their_noise(pool):
+    """A jit_compile compare: both sides time the same eager, graph and XLA, so the timing it
+    reports is side a's graph against side b's XLA, and only when their quartiles part."""
     job = MANY_SHAPES.job(timing=True, timing_budget_s=0.3, calls=("float32[8]",))
     c = run(pool, job, "jit_compile")
-    timing = {d.detail: d for d in c.differences if d.kind == "timing"}
-    assert set(timing) == {"eager", "graph", "xla"}
-    for mode, d in timing.items():
-        assert d.a == getattr(c.a.functions[0].timing, mode).median_s
-        assert d.b == getattr(c.b.functions[0].timing, mode).median_s
+    timing = [d for d in c.differences if d.kind == "timing"]
+    assert all(d.detail == "graph → xla" for d in timing)
+    graph, xla = c.a.functions[0].timing.graph, c.b.functions[0].timing.xla
+    assert bool(timing) == compare._apart(graph, xla)
+    if timing:
+        assert (timing[0].a, timing[0].b) == (graph.median_s, xla.median_s)
+
+
+def timed(name: str, **samples_us: list[float]):
+    from playground.contract.job import FunctionReport, ModeTiming, Timing
+
+    def mode(values: list[float]) -> ModeTiming:
+        seconds = [v / 1e6 for v in values]
+        return ModeTiming(median_s=sorted(seconds)[len(seconds) // 2], samples_s=seconds)
+
+    timing = Timing(
+        eager=mode(samples_us["eager"]),
+        graph=mode(samples_us["graph"]),
+        xla=mode(samples_us["xla"]) if "xla" in samples_us else None,
+        first_call_s={},
+    )
+    return FunctionReport(name, 1, [], [], None, None, None, timing)
+
+
+def test_a_timing_difference_is_one_outside_both_sides_quartiles():
+    from playground.contract.job import Report
+
+    def report(function):
+        return Report("2.21.0", "CPU", "ok", None, "", [], [function])
+
+    a = timed("f", eager=[50, 52, 53, 55, 60], graph=[300, 310, 320, 330, 340])
+    noise = timed("f", eager=[51, 52.9, 54, 56, 58], graph=[305, 315, 318, 335, 345])  # 52.9 vs 53: noise
+    slower = timed("f", eager=[50, 52, 53, 55, 60], graph=[400, 410, 420, 430, 440])
+    assert [d for d in compare.differences(report(a), report(noise)) if d.kind == "timing"] == []
+    (d,) = [d for d in compare.differences(report(a), report(slower)) if d.kind == "timing"]
+    assert (d.detail, d.a, d.b) == ("graph", 320e-6, 420e-6)
+    xla = timed("f", eager=[50, 52, 53, 55, 60], graph=[300, 310, 320, 330, 340], xla=[90, 95, 100, 105, 110])
+    (d,) = [d for d in compare.differences(report(a), report(xla), "jit_compile") if d.kind == "timing"]
+    assert (d.detail, d.a, d.b) == ("graph → xla", 320e-6, 100e-6)
 
 
 def test_run_sides_one_after_the_other_keeps_the_order():
