@@ -13,6 +13,7 @@ from tensorflow.python.grappler import tf_optimizer
 
 from ..contract.i18n import N_, _, sentences
 from ..contract.job import GraphInfo, GraphOp
+from .frames import hide_paths
 
 MAX_DOT_NODES = 60
 MAX_LISTED_OPS = 2000  # ops listed one by one in the report; the per-line counts cover all
@@ -166,10 +167,11 @@ def to_dot(graph_def: Any, limit: int = MAX_DOT_NODES) -> str:
 def hlo_text(
     python_function: Callable, options: dict, args: list, kwargs: dict, stage: str = "hlo"
 ) -> tuple[str | None, str]:
-    """HLO of a fresh jit_compile tf.function, so the user's own tracing count is untouched."""
+    """HLO of a fresh jit_compile tf.function, so the user's own tracing count is untouched.
+    Its metadata names each op's source_file: host paths, hidden as in every other text."""
     inspector = tf.function(python_function, **{**options, "jit_compile": True})
     try:
-        return inspector.experimental_get_compiler_ir(*args, **kwargs)(stage=stage), ""
+        return hide_paths(inspector.experimental_get_compiler_ir(*args, **kwargs)(stage=stage)), ""
     except Exception as e:  # noqa: BLE001 - XLA's errors are many: the note says which
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return None, f"XLA could not produce HLO: {first[:500]}"

@@ -9,6 +9,7 @@ from .model import Example, Expectation
 EXAMPLES: list[Example] = [
     Example(
         slug="retracing",
+        tab="Traces",
         title=N_("Tracing and polymorphic dispatch"),
         explanation=N_(
             "tf.function traces the Python body once per new input signature (shape and dtype) "
@@ -31,6 +32,7 @@ def process(x):
     ),
     Example(
         slug="tf-print",
+        tab="Console",
         title=N_("Fixed: tf.print runs on every call"),
         explanation=N_(
             "tf.print is a graph op, so it prints on every execution, not only while tracing. "
@@ -98,6 +100,7 @@ double(tf.constant(1.0))
     ),
     Example(
         slug="python-scalar-arg",
+        tab="Traces",
         title=N_("Pitfall: a changing Python number retraces every call"),
         explanation=N_(
             "n is a Python int, so each new value is a new signature and a new graph. The "
@@ -209,6 +212,7 @@ def total(x):
     ),
     Example(
         slug="relax-shapes-rank",
+        tab="Traces",
         title=N_("Article vs TF 2.21: reduce_retracing over [3], [5], [7,3]"),
         explanation=N_(
             "The article says [5] reuses the graph traced for [3]. On TF 2.21 it does not: the "
@@ -231,6 +235,7 @@ flexible_fn(tf.zeros([7, 3]))  # traces again (new rank)
     ),
     Example(
         slug="autograph-control-flow",
+        tab="Graph",
         title=N_("AutoGraph: if, for and while"),
         explanation=N_(
             "A tensor condition in `if` becomes tf.cond and in `while` becomes tf.while_loop; a "
@@ -563,6 +568,7 @@ tf.config.run_functions_eagerly(False)
     ),
     Example(
         slug="dead-matmuls",
+        tab="Graph",
         title=N_("Article vs TF 2.21: the '10-50x faster' benchmark"),
         explanation=N_(
             "The article's benchmark runs 100 matmuls whose results are thrown away. In the "
@@ -585,6 +591,7 @@ def graph_matmul(a, b):
     ),
     Example(
         slug="article-benchmark",
+        tab="Graph",
         title=N_("Article vs TF 2.21: the benchmark, verbatim"),
         explanation=N_(
             "The article's own benchmark, run as a script. graph_matmul returns nothing and "
@@ -625,6 +632,7 @@ print(f"Eager: {eager_time:.3f}s, Graph: {graph_time:.3f}s")
     ),
     Example(
         slug="xla",
+        tab="Graph",
         title=N_("XLA: jit_compile=True and its HLO"),
         explanation=N_(
             "jit_compile=True compiles the function with XLA. The Graph tab shows the HLO "

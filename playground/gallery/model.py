@@ -35,6 +35,7 @@ class Example:
     article_claim: str = ""  # what the seed article says happens
     expect: Expectation = field(default_factory=Expectation)
     fixed_by: str = ""  # slug of the corrected version
+    tab: str = ""  # the results tab its explanation points at, opened with it (ui/results TABS)
 
     def options(self) -> dict[str, object]:
         """The run options the example sets (contract/options.py); the others keep their defaults."""

@@ -140,9 +140,14 @@ def result_area(wide: DeltaGenerator | None = None) -> None:
             message += " [" + _("Show the field") + f"](#{plan.field_anchor(str(field))})"
         st.error(message)
     result = state.result()
+    stale = result is not None and results.out_of_date(result, state.current_values())
+    if (result is None or stale) and not st.session_state.get(keys.RUN_ERROR):
+        # An untouched example (a first visit, a presenter step) shows its recording at once.
+        held = state.recorded_result()
+        result, stale = (held, False) if held is not None else (result, stale)
     if result is None and not st.session_state.get(keys.RUN_ERROR):
         st.info(_("Press **Run** to trace the function with the call plan."))
-    elif result is not None and results.out_of_date(result, state.current_values()):
+    elif result is not None and stale:
         st.warning(
             _(
                 "Out of date: these results are from run {number}, and the code, the function or "

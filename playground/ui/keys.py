@@ -37,6 +37,7 @@ LANGUAGE = "language"  # the page's language (i18n.LANGUAGES), also ?lang=
 # Results and chart-only controls
 RESULT_TAB = "result_tab"  # the open results tab; only it is drawn
 RESULT_FUNCTION = "result_function"
+OPEN_TAB = "open_tab"  # a results tab to open at the next draw (an example's own tab)
 APPLY_FIX = "apply_fix"  # prefix: one button per fixable warning
 TIMING_LOG = "timing_log"
 TIMING_POINTS = "timing_points"

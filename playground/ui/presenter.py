@@ -90,7 +90,7 @@ class Stage:
         """Fills the header last, so it shows the run this script may just have made."""
         st.session_state.pop(keys.PRESENT_PENDING, None)  # this script run got through
         with self.header:
-            header(state.result())
+            header(state.result() or state.recorded_result())
 
 
 def _controls(slug: str) -> DeltaGenerator:

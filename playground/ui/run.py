@@ -11,7 +11,6 @@ from typing import TypeVar
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from .. import gallery
 from ..contract import i18n, reasons
 from ..contract.config import Settings
 from ..contract.errors import PlaygroundError
@@ -79,20 +78,6 @@ def warm() -> None:
         executor()
     except PlaygroundError as error:  # e.g. an unknown PLAYGROUND_EXECUTOR: say so at Run time
         st.session_state[keys.RUN_ERROR] = str(error)
-
-
-def pristine_example(values: dict) -> str | None:
-    """The gallery slug if the inputs are still exactly that example (so claim checks apply)."""
-    slug = str(values.get(keys.EXAMPLE) or "")
-    example = gallery.BY_SLUG.get(slug)
-    if example is None:
-        return None
-    same = all(
-        values.get(k) == v
-        for k, v in state.example_values(example).items()
-        if k not in (keys.TIMING, keys.TIMING_BUDGET, keys.SWEEP)
-    )
-    return slug if same else None
 
 
 def eta_text(eta_s: object) -> str:
@@ -303,7 +288,7 @@ def _run(settings: Settings) -> None:
     st.session_state[keys.RESULT] = state.Result(
         job=job,
         report=report,
-        example=pristine_example(values),
+        example=state.pristine_example(values),
         number=previous.number + 1 if previous else 1,
         archives=archives,
         comparison=comparison,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from .. import gallery
-from ..contract import options
+from ..contract import i18n, options
 from ..contract.job import Job, Report
 from ..contract.share_link import (
     P_CALLS,
@@ -21,6 +21,7 @@ from ..contract.share_link import (
     input_params,
 )
 from ..contract.specs import NO_ARGUMENTS
+from ..gallery.recorded import recorded
 from ..reports.compare import Comparison
 from . import compare_inputs, keys
 
@@ -40,6 +41,7 @@ class Result:
     comparison: Comparison | None = None  # compare mode: both sides; report is side a
     before_fix: tuple[int, int] | None = None  # (run number, its traces): a fix made this run
     saved: str = ""  # a saved report opened from a file (its name): read-only, no run behind it
+    recorded: bool = False  # the example's recorded report, drawn before any Run (gallery/recorded.py)
 
 
 def example_values(example: gallery.Example) -> dict:
@@ -129,6 +131,14 @@ def init() -> None:
     for key, value in values_from_params(st.query_params.to_dict()).items():
         st.session_state[key] = value
     st.session_state[keys.INITIALISED] = True
+    open_examples_tab()
+
+
+def open_examples_tab() -> None:
+    """The tab an example's explanation talks about opens with it (its recording, then a run)."""
+    example = gallery.BY_SLUG.get(str(st.session_state.get(keys.EXAMPLE) or ""))
+    if example is not None and example.tab:
+        st.session_state[keys.OPEN_TAB] = example.tab
 
 
 def code_from_outside() -> None:
@@ -144,6 +154,7 @@ def load_example() -> None:
         st.session_state[key] = value
     st.session_state.pop(keys.FIELD_ERRORS, None)
     code_from_outside()
+    open_examples_tab()
 
 
 def current_values() -> dict:
@@ -177,3 +188,27 @@ def share_link() -> str:
 
 def result() -> Result | None:
     return st.session_state.get(keys.RESULT)
+
+
+def pristine_example(values: dict) -> str | None:
+    """The gallery slug if the inputs are still exactly that example (so claim checks apply)."""
+    slug = str(values.get(keys.EXAMPLE) or "")
+    example = gallery.BY_SLUG.get(slug)
+    if example is None:
+        return None
+    same = all(
+        values.get(k) == v
+        for k, v in example_values(example).items()
+        if k not in (keys.TIMING, keys.TIMING_BUDGET, keys.SWEEP)
+    )
+    return slug if same else None
+
+
+def recorded_result() -> Result | None:
+    """An untouched gallery example's recorded report (gallery/recorded.py): a first visit, and
+    each presenter step, sees a result before any Run; the first Run replaces it with a live one."""
+    slug = pristine_example(current_values())
+    held = recorded(slug, i18n.current()) if slug else None
+    if slug is None or held is None:
+        return None
+    return Result(job=gallery.BY_SLUG[slug].job(), report=held, example=slug, number=0, recorded=True)

@@ -46,12 +46,24 @@ def plotly_specs(element) -> list[dict]:
 
 
 def test_default_page_loads_retracing_example_without_running(app: AppTest) -> None:
+    """The first screen has a result: the example's recording, drawn before any Run (no job is
+    submitted); an edit takes it away, and Run replaces it with a live one."""
     app.run()
     assert not app.exception
     assert app.text_area(key=keys.SOURCE).value == gallery.BY_SLUG["retracing"].source
     assert app.selectbox(key=keys.FUNCTION).value == "process"
     assert app.text_area(key=keys.CALLS).value.splitlines() == ["float32[3]", "float32[3]", "float32[2]"]
+    assert metric(app, "Traces") == "2"
+    assert any(
+        shown(c.value).startswith("Recorded result of this example (TensorFlow 2.21.0") for c in app.caption
+    )
+    assert not any(c.value.startswith("Run ") for c in app.caption)
+    app.text_area(key=keys.CALLS).input("float32[3]").run()  # no longer the example: no recording
     assert not any(m.label == "Traces" for m in app.metric)
+    app.text_area(key=keys.CALLS).input("float32[3]\nfloat32[3]\nfloat32[2]").run()
+    app.button(key=keys.RUN).click().run()  # a live run (replayed here) takes the recording's place
+    assert any(c.value.startswith("Run 1 · TensorFlow") for c in app.caption)
+    assert not any(c.value.startswith("Recorded result") for c in app.caption)
 
 
 def test_run_retracing_shows_two_traces_and_every_tab(app: AppTest) -> None:
@@ -92,10 +104,10 @@ def test_only_the_open_tab_is_drawn(app: AppTest) -> None:
     app.button(key=keys.RUN).click().run()
     graph = next(t for t in app.tabs if t.label == "Graph")
     assert not graph.get("plotly_chart") and not graph.get("graphviz_chart")  # hidden: not drawn
-    assert app.session_state[keys.RESULT_TAB] == "Converted code"
+    assert app.session_state[keys.RESULT_TAB] == "Traces"  # the tab the example talks about
     graph = tab(app, "Graph")
     assert graph.get("plotly_chart") and graph.get("graphviz_chart")
-    assert not next(t for t in app.tabs if t.label == "Converted code").code
+    assert not next(t for t in app.tabs if t.label == "Traces").get("plotly_chart")
     assert metric(app, "Traces") == "2"  # the summary stays, no new run
 
 
@@ -459,7 +471,7 @@ def test_export_tab_shows_checks_listing_and_zips(app: AppTest, monkeypatch, tmp
     plant_export(root, tmp_path / "secret.txt")
     monkeypatch.setenv("PLAYGROUND_REPLAY_EXPORT_DIR", str(root))
     app.run()
-    assert [t.label for t in app.tabs] == []
+    assert "Export" not in [t.label for t in app.tabs]  # the example's recording: no export
     app.toggle(key=keys.EXPORT).set_value(True).run()
     app.button(key=keys.RUN).click().run()
     assert not app.exception
@@ -745,3 +757,16 @@ def test_code_without_a_function_runs_as_a_script_and_a_syntax_error_speaks_for_
     assert any("Syntax error" in e.value for e in app.error)
     assert not [c for c in app.caption if "No function" in c.value]
     assert not [i for i in app.info if "No function" in i.value]
+
+
+def test_an_example_opens_on_its_recorded_result_and_the_tab_it_talks_about(app: AppTest) -> None:
+    from playground.ui.results import TABS
+
+    assert {e.tab for e in gallery.EXAMPLES} <= {"", *TABS}
+    app.run()
+    assert app.session_state[keys.RESULT_TAB] == "Traces"  # retracing talks about its traces
+    app.selectbox(key=keys.EXAMPLE).set_value("tf-print").run()
+    assert app.session_state[keys.RESULT_TAB] == "Console"  # "watch the Console tab"
+    assert metric(app, "Traces") == str(gallery.BY_SLUG["tf-print"].expect.tracing_count)  # recorded, no Run
+    console = [c.value for c in next(t for t in app.tabs if t.label == "Console").code]
+    assert sum(c.startswith("running with x = [") for c in console) == 3  # tf.print on every call

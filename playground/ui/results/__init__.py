@@ -248,7 +248,15 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
                 name=code_span(result.saved)
             )
         )
-    environment_line(report, result.number)
+    if result.recorded:
+        st.caption(
+            _(
+                "Recorded result of this example (TensorFlow {version} on {device}): press **Run** "
+                "for a live run here."
+            ).format(version=md(report.tensorflow_version), device=md(report.device))
+        )
+    else:
+        environment_line(report, result.number)
     summary(result)
     notebook_download(result)
     claim_checks(result)
@@ -266,6 +274,9 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
         names.append(EXPORT_TAB)
         views.append(lambda: export.render(result))
     labels = [tab_label(name) for name in names]
+    wanted = st.session_state.pop(keys.OPEN_TAB, None)  # an example's own tab, once
+    if wanted in names:
+        st.session_state[keys.RESULT_TAB] = tab_label(wanted)
     keep_open_tab(names, labels)
     # Only the open tab is drawn (switching tabs reruns): hidden charts, graphs and tables
     # cost the browser about 3 CPU-s per run (bench/load_test.py), and the server its time.

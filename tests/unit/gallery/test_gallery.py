@@ -10,7 +10,9 @@ import dataclasses
 import pytest
 
 from playground import gallery
+from playground.contract import i18n
 from playground.contract.job import ErrorInfo, Report
+from playground.gallery.recorded import recorded
 
 pytest.importorskip("tensorflow")
 import tf_facts
@@ -18,9 +20,25 @@ import tf_facts
 from playground.engine.pipeline import analyze
 
 
+def story(report: Report) -> tuple:
+    """What a recording must share with a live run: outcome, every function's calls and
+    traces, and the pitfalls found (not times, devices or output digits)."""
+    return (
+        report.status,
+        report.error.type if report.error else None,
+        [(f.name, f.tracing_count, [(c.retraced, c.reason) for c in f.calls]) for f in report.functions],
+        sorted((w.code, w.line) for w in report.warnings),
+    )
+
+
 @pytest.mark.parametrize("example", gallery.EXAMPLES, ids=lambda e: e.slug)
 def test_example_behaves_as_expected(example):
     report = analyze(example.job())
+    # The page draws the recording before any Run: it must tell this run's story, in each language.
+    for language in i18n.LANGUAGES:
+        held = recorded(example.slug, language)
+        assert held is not None, f"no recording for {example.slug}: run scripts/record_gallery.py"
+        assert story(held) == story(report), f"{example.slug} ({language}): re-record it"
     failed = [c for c in gallery.check(example, report) if not c.holds]
     if example.slug in tf_facts.GALLERY_DIFFERS:  # this version behaves otherwise: still so?
         assert failed, f"{example.slug} now holds on TF {tf_facts.tf.__version__}"

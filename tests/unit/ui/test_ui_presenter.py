@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from playground import gallery
 from playground.contract.specs import parse_call
 from playground.gallery import article
-from playground.ui import keys, request, run, state
+from playground.ui import keys, request, state
 
 START = "retracing"  # recorded in tests/data, as is its next example in the article's order
 
@@ -40,7 +40,7 @@ def metric(app: AppTest, label: str) -> str:
 def test_present_folds_the_inputs_into_a_collapsed_panel(app: AppTest) -> None:
     presenting(app, START)
     assert app.toggle(key=keys.PRESENT).value is True
-    panel = next(e for e in app.expander if e.text_area(key=keys.SOURCE) is not None)
+    panel = next(e for e in app.expander if any(t.key == keys.SOURCE for t in e.get("text_area")))
     assert panel.proto.expanded is False
     for key in (keys.SOURCE, keys.CALLS):
         assert panel.text_area(key=key).value is not None
@@ -63,7 +63,9 @@ def test_the_toggle_folds_the_inputs_and_puts_present_in_the_link(app: AppTest) 
 
 def test_next_and_previous_step_in_the_articles_order_and_run(app: AppTest) -> None:
     presenting(app, START)
-    assert not any(m.label == "Traces" for m in app.metric)  # opening the mode runs nothing
+    # Opening the mode runs nothing: the step's recorded result is on stage at once.
+    assert keys.RESULT not in app.session_state or app.session_state[keys.RESULT] is None
+    assert metric(app, "Traces") == str(gallery.BY_SLUG[START].expect.tracing_count)
     following = article.neighbour(START, 1)
     app.button(key=keys.PRESENT_NEXT).click().run()
     assert not app.exception and keys.RUN_ERROR not in app.session_state, app.session_state[keys.RUN_ERROR]
@@ -97,7 +99,7 @@ def test_every_example_opens_as_its_own_job_so_its_claim_is_checked(app: AppTest
     app.query_params["example"] = example.slug
     app.run()
     values = {k: app.session_state[k] for k in state.STATE_KEYS if k in app.session_state}
-    assert run.pristine_example(values) == example.slug
+    assert state.pristine_example(values) == example.slug
     job, own = request.build_job(values), example.job()
     assert (job.source, job.function, job.signature) == (own.source, own.function, own.signature)
     assert [parse_call(c) for c in job.calls] == [parse_call(c) for c in own.calls]
