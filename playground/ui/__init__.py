@@ -41,6 +41,13 @@ CSS = """<style>
 .st-key-source textarea, .st-key-calls textarea, .st-key-signature input
 {font-family: "Source Code Pro", ui-monospace, monospace; font-size: 0.85rem;}
 h1 {word-break: keep-all;}
+@media (max-width: 640px) {  /* a phone: the code and Run on the first screen */
+  h1 {font-size: 1.7rem !important; padding: 0 !important;}
+  [data-testid="stMainBlockContainer"] {padding-top: 1.5rem; padding-bottom: 5rem;}
+  .st-key-example_about [data-testid="stExpanderDetails"] {max-height: 6rem; overflow-y: auto;}
+  .st-key-run {position: fixed; left: 1rem; right: 1rem; bottom: 0.75rem; width: auto !important;
+               z-index: 1000;}
+}
 </style>"""
 
 
@@ -80,7 +87,8 @@ def main() -> None:
             editor.gallery_picker()
         with c2:
             share_button()
-        editor.gallery_panel()
+        with st.container(key="example_about"):  # held short on a phone (CSS above)
+            editor.gallery_panel()
         infos = editor.source_editor(settings)
         plan.show_error(keys.SOURCE)
         info = editor.function_picker(infos)

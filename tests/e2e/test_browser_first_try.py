@@ -112,8 +112,16 @@ def test_the_ml_engineers_journey_from_paste_to_the_fix(server) -> None:
 
 def test_the_journey_on_a_phone(server) -> None:
     with chromium_page(390, 844) as page:
+        page.goto(server)
+        wait_idle(page)
+        run = page.locator(".st-key-run button")
+        # The first screen: the code (its first lines) and Run, without scrolling.
+        assert in_view(page, run) and in_view(page, page.locator(".st-key-source_box .ace_line").first)
+        page.screenshot(path=str(SHOTS / "first-screen-phone-390x844.png"))
         paste_and_run(page, server)
-        page.locator(".st-key-run button").scroll_into_view_if_needed()
+        page.mouse.wheel(0, 2000)  # down into the results: Run stays in reach
+        page.wait_for_timeout(300)
+        assert in_view(page, run)
         page.screenshot(path=str(SHOTS / "first-try-phone-390x844.png"))
 
 
