@@ -69,15 +69,16 @@ def main() -> None:
     run.warm()
     st.html(CSS)
     head, toggle = st.columns([5, 1], vertical_alignment="center")
-    head.title(_("tf.function playground"))
     with toggle:
         language.toggle()
-    st.caption(
-        _(
-            "Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
-            "traces, converted code, graphs, timings and pitfalls."
+    if not presenter.active():  # on a projector the stage starts at the top: no title, no tagline
+        head.title(_("tf.function playground"))
+        st.caption(
+            _(
+                "Paste a TensorFlow function and see what tf.function and AutoGraph do with it: "
+                "traces, converted code, graphs, timings and pitfalls."
+            )
         )
-    )
     stage = presenter.stage()  # presenter mode: a header, big results, the inputs folded away
     inputs, outputs = (stage.inputs, stage.results) if stage else st.columns([5, 6], gap="large")
     wide = st.empty()  # below both columns: the code view, at the page's full width

@@ -35,6 +35,7 @@ CSS = f"""<style>
 .st-key-{STAGE} [data-testid="stPlotlyChart"] .main-svg .gtitle {{font-size: 19px !important;}}
 .st-key-{HEADER} p, .st-key-{HEADER} li {{font-size: 1.3rem;}}
 .st-key-{HEADER} h3 {{font-size: 2rem;}}
+[data-testid="stMainBlockContainer"] {{padding-top: 1rem;}}  /* a projector: no page chrome */
 </style>"""
 
 
@@ -137,6 +138,10 @@ def stage() -> Stage | None:
         run_area = _controls(slug)
         code, results = st.columns([5, 6], gap="large")
         code.code(st.session_state.get(keys.SOURCE, ""), language="python", line_numbers=True)
+        plan = str(st.session_state.get(keys.CALLS) or "").strip()
+        if plan and st.session_state.get(keys.FUNCTION):  # the calls are the point (n = 1, 2, 3)
+            code.caption(_("Call plan: one call per line"))
+            code.code(plan, language="text")
     inputs = st.expander(_("Inputs: the code editor, the call plan and the options"), expanded=False)
     return Stage(header=top, run_area=run_area, results=results, inputs=inputs)
 
