@@ -135,8 +135,9 @@ def init() -> None:
 
 
 def open_examples_tab() -> None:
-    """The tab an example's explanation talks about opens with it (its recording, then a run)."""
-    example = gallery.BY_SLUG.get(str(st.session_state.get(keys.EXAMPLE) or ""))
+    """The tab an example's explanation talks about opens with it (its recording, then a run);
+    not for code of the user's own that a link carries beside the example's name."""
+    example = gallery.BY_SLUG.get(str(pristine_example(current_values()) or ""))
     if example is not None and example.tab:
         st.session_state[keys.OPEN_TAB] = example.tab
 
