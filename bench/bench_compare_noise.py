@@ -31,7 +31,9 @@ def main() -> int:
     args = parser.parse_args()
     job = gallery.BY_SLUG["retracing"].job(timing=True, timing_budget_s=args.budget)
     flagged = 0
-    print(f"{'try':>3}  {'eager a/b (us)':>18}  {'graph a/b (us)':>18}  timing differences")
+    print(
+        f"{'try':>3}  {'eager a/b (us)':>18}  {'graph a/b (us)':>18}  {'xla a/b (us)':>18}  timing differences"
+    )
     for number in range(1, args.tries + 1):
         a, b = analyze(job), analyze(job)
         found = [d for d in compare.differences(a, b) if d.kind == "timing"]
@@ -40,7 +42,8 @@ def main() -> int:
         assert ta is not None and tb is not None
         eager = f"{ta.eager.median_s * 1e6:.1f}/{tb.eager.median_s * 1e6:.1f}"
         graph = f"{ta.graph.median_s * 1e6:.1f}/{tb.graph.median_s * 1e6:.1f}"
-        print(f"{number:>3}  {eager:>18}  {graph:>18}  {[d.detail for d in found] or 'none'}")
+        xla = f"{ta.xla.median_s * 1e6:.1f}/{tb.xla.median_s * 1e6:.1f}" if ta.xla and tb.xla else "-"
+        print(f"{number:>3}  {eager:>18}  {graph:>18}  {xla:>18}  {[d.detail for d in found] or 'none'}")
     print(f"tries with a timing difference: {flagged} of {args.tries} (target: 0)")
     return 1 if flagged else 0
 
