@@ -82,14 +82,6 @@ class Observer:
             found = self._by_function.get(fn)
         return found
 
-    @contextmanager
-    def inside(self) -> Iterator[None]:
-        self._local.depth = getattr(self._local, "depth", 0) + 1
-        try:
-            yield
-        finally:
-            self._local.depth -= 1
-
     def reported(self) -> list[TrackedFunction]:
         """The functions a person thinks of: a method's class-level Function, which never runs
         itself once its per-instance copies exist, is left out unless it was used."""
@@ -191,12 +183,15 @@ def _observed_call(self: Function, *args: Any, **kwds: Any) -> Any:
             return _original_call(self, *args, **kwds)
         tracked, pending = opened
         caller = sys._getframe(1)
-        with observer.inside():  # type: ignore[union-attr]
-            try:
-                result = _original_call(self, *args, **kwds)
-            except BaseException as e:
-                tracked.finish(pending, error=e, caller=caller)
-                raise
+        local = observer._local  # type: ignore[union-attr]
+        local.depth = getattr(local, "depth", 0) + 1  # calls made inside it pass through
+        try:
+            result = _original_call(self, *args, **kwds)
+        except BaseException as e:
+            local.depth -= 1
+            tracked.finish(pending, error=e, caller=caller)
+            raise
+        local.depth -= 1
         tracked.finish(pending, result=result, caller=caller)
         return result
     finally:
