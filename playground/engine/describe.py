@@ -17,7 +17,7 @@ from ..contract.protocol import TimingProgress, as_event
 from . import convert, graphs, timing
 from . import device as devices
 from .entry import source_function
-from .tracing import TrackedFunction
+from .tracing import TrackedFunction, bare_report
 from .values import make_args
 
 if TYPE_CHECKING:
@@ -66,26 +66,6 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         global_names=run.global_names.get(tracked, []),
         converted_code_lines=code_lines,
         made_at=tracked.made_at,
-    )
-
-
-def bare_report(tracked: TrackedFunction, global_names: list[str] | None = None) -> FunctionReport:
-    """A function of a run that stopped early, or whose views failed: its calls and trace
-    count, who made it, no views."""
-    return FunctionReport(
-        name=tracked.name,
-        tracing_count=tracked.tracing_count,
-        calls=tracked.calls,
-        concrete_signatures=[],
-        converted_code=None,
-        graph=None,
-        hlo=None,
-        timing=None,
-        global_names=global_names or [],
-        maker=tracked.maker,
-        made_at=tracked.made_at,
-        made_site=tracked.made_site,
-        calls_not_listed=tracked.calls_not_listed,
     )
 
 

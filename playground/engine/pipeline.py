@@ -30,10 +30,10 @@ from ..contract.protocol import Environment, OnEvent, as_event
 from . import compat, frames, pitfalls, script_env, summary
 from . import device as devices
 from .capture import OutputCapture
-from .describe import bare_report, describe
+from .describe import describe
 from .execution import RESOURCE_ERRORS, Execution, Stop, export_entry
 from .source import compile_source, error_info, new_module
-from .tracing import TrackedFunction
+from .tracing import TrackedFunction, bare_report
 
 
 def analyze(job: Job, emit: OnEvent | None = None, namespace: dict | None = None) -> Report:

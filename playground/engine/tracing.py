@@ -19,7 +19,7 @@ from typing import Any
 import tensorflow as tf
 from tensorflow.core.function import trace_type
 
-from ..contract.job import CallRecord, ErrorInfo
+from ..contract.job import CallRecord, ErrorInfo, FunctionReport
 from ..contract.protocol import CallFinished, CallStarted, OnEvent, as_event
 from . import compat, makers
 from .capture import NoCapture, OutputCapture
@@ -215,6 +215,26 @@ class TrackedFunction:
             return {name: trace_type.from_value(v) for name, v in bound.arguments.items()}
         except Exception:  # noqa: BLE001 - *args functions, odd signatures: fall back to the traced types
             return {}
+
+
+def bare_report(tracked: TrackedFunction, global_names: list[str] | None = None) -> FunctionReport:
+    """A function of a run that stopped early, or whose views failed: its calls and trace
+    count, who made it, no views."""
+    return FunctionReport(
+        name=tracked.name,
+        tracing_count=tracked.tracing_count,
+        calls=tracked.calls,
+        concrete_signatures=[],
+        converted_code=None,
+        graph=None,
+        hlo=None,
+        timing=None,
+        global_names=global_names or [],
+        maker=tracked.maker,
+        made_at=tracked.made_at,
+        made_site=tracked.made_site,
+        calls_not_listed=tracked.calls_not_listed,
+    )
 
 
 def call_label(args: list | tuple, kwargs: dict) -> str:

@@ -5,7 +5,8 @@ user's and the libraries', with each trace's reason and the user's line that cau
 
 Each function lists only the calls that traced or raised and counts the others (two counter
 reads per call), so a 10,000-step training loop costs what a few records cost. The report is
-built when the block ends, however it ends.
+built when the block ends, however it ends. It imports none of the views' modules (describe,
+graphs, timing): the user's program runs in this process.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ from ..contract.i18n import _
 from ..contract.job import ErrorInfo, FunctionReport, Report
 from . import compat, makers, observe, script_env
 from .capture import NoCapture
-from .describe import bare_report
 from .source import error_info
-from .tracing import TrackedFunction
+from .tracing import TrackedFunction, bare_report
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # playground/ itself
 
