@@ -218,19 +218,35 @@ def parse(line: bytes, skip: tuple[type, ...] = ()) -> Message | None:
         return None
     if kind_cls is not ReportMessage and len(line) > EVENT_LINE_BYTES:
         raise MalformedMessage(f"an event of {len(line)} bytes")
-    structure = outside_strings(line)
-    items = structure.count(b",") + structure.count(b"{") + structure.count(b"[")
-    if items > JSON_ITEMS:
-        raise MalformedMessage(f"more than {JSON_ITEMS} values in one message")
-    try:
-        data = json.loads(line)
-    except (ValueError, RecursionError) as error:
-        raise MalformedMessage(f"not JSON ({type(error).__name__})") from None
+    data = bounded_json(line)
     if not isinstance(data, dict):
         return None
     data.pop("event", None)
     try:
         return decode(kind_cls, data, bounds)
+    except DecodeError as error:
+        raise MalformedMessage(str(error)[:300]) from None
+
+
+def bounded_json(text: bytes) -> Any:
+    """json.loads of untrusted bytes, with its cost bounded before it builds anything: at most
+    JSON_ITEMS values, and nesting too deep for the parser a MalformedMessage, not a crash."""
+    structure = outside_strings(text)
+    items = structure.count(b",") + structure.count(b"{") + structure.count(b"[")
+    if items > JSON_ITEMS:
+        raise MalformedMessage(f"more than {JSON_ITEMS} values in one message")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise MalformedMessage(f"not JSON ({type(error).__name__})") from None
+
+
+def decode_report(text: bytes) -> Report:
+    """A Report from untrusted bytes (a saved report a visitor opens), at most REPORT_LINE_BYTES
+    (the caller's to refuse, in its reader's words): the value and field checks a worker's
+    report meets."""
+    try:
+        return decode(Report, bounded_json(text), REPORT_BOUNDS)
     except DecodeError as error:
         raise MalformedMessage(str(error)[:300]) from None
 

@@ -9,11 +9,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from .. import gallery
-from ..contract import decode, i18n, source_info
+from ..contract import i18n, protocol, source_info
 from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
-from ..contract.job import Job, Report
-from ..contract.protocol import REPORT_BOUNDS
+from ..contract.job import Job
 from ..gallery import article
 from ..reports import notebook
 from ..reports.safe_text import code_span, markdown_literal
@@ -224,24 +223,19 @@ def open_file(max_source_bytes: int) -> None:
     st.session_state[keys.OPEN_NOTE] = ("info", note)
 
 
-MAX_REPORT_BYTES = 16 << 20  # a saved report: as large as a worker's may be
-
-
 def open_report(name: str, data: bytes) -> None:
     """A saved report into the results panes, read-only. The file is untrusted, as a worker's
-    report is: decoded by the same bounded decoder, every field checked."""
+    report is: as large as one may be, parsed and decoded by the same bounded path."""
     try:
-        if len(data) > MAX_REPORT_BYTES:
-            raise ValueError(_("it is over {limit} bytes").format(limit=MAX_REPORT_BYTES))
-        report = decode.decode(Report, json.loads(data), REPORT_BOUNDS)
-    except (ValueError, UnicodeDecodeError) as error:  # DecodeError and JSONDecodeError among them
-        reason = error.problem if isinstance(error, decode.DecodeError) else str(error)
-        where = f" ({error.path})" if isinstance(error, decode.DecodeError) and error.path else ""
+        if len(data) > protocol.REPORT_LINE_BYTES:
+            raise ValueError(_("it is over {limit} bytes").format(limit=protocol.REPORT_LINE_BYTES))
+        report = protocol.decode_report(data)
+    except ValueError as error:  # MalformedMessage among them: JSON, its size, a field
         st.session_state[keys.OPEN_NOTE] = (
             "error",
             _("Could not open {name}: {reason}.").format(
                 name=markdown_literal(name),
-                reason=markdown_literal(_("not a saved report") + where + ": " + reason),
+                reason=markdown_literal(_("not a saved report") + ": " + str(error)),
             ),
         )
         return

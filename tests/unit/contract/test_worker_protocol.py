@@ -200,3 +200,18 @@ def test_decode_bounds_lists_dicts_and_free_values():
         decode(free, {"a": {"b": {"c": {"d": 1}}}}, bounds)
     with pytest.raises(DecodeError, match="entries"):
         decode(free, {"a": {"b": 1, "c": 2, "d": 3}}, bounds)
+
+
+def test_a_saved_report_a_visitor_opens_meets_the_workers_checks() -> None:
+    """The page's report opener parses untrusted bytes as the host parses a worker's report:
+    a real report decodes; nesting too deep for the parser, a flood of values and a field of
+    the wrong type are each a MalformedMessage, never a crash or a huge structure."""
+    import repo_paths
+
+    saved = (repo_paths.DATA / "keras_fit.json").read_bytes()
+    assert protocol.decode_report(saved) == Report.from_json(saved.decode())
+    for hostile in (b"[" * 200_000 + b"]" * 200_000, b"[" + b"0," * (protocol.JSON_ITEMS + 1) + b"0]"):
+        with pytest.raises(protocol.MalformedMessage):
+            protocol.decode_report(hostile)
+    with pytest.raises(protocol.MalformedMessage, match="tensorflow_version"):
+        protocol.decode_report(b'{"tensorflow_version": 2}')
