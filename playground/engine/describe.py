@@ -29,7 +29,7 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         return dataclasses.replace(
             bare_report(tracked),
             concrete_signatures=tracked.concrete_signatures(),
-            retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
+            retracing_warnings=tracked.warnings_in(retrace_log),
         )
     options, filename = tracked.options, run.job.filename
     code, note, code_lines = convert.converted_code(tracked.python_function, filename)
@@ -61,7 +61,7 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         hlo=hlo,
         timing=measured,
         conversion_note=i18n.sentences(*notes),
-        retracing_warnings=[m for m in retrace_log if _mentions(m, tracked)],
+        retracing_warnings=tracked.warnings_in(retrace_log),
         line=_line_of(tracked.python_function, filename),
         global_names=run.global_names.get(tracked, []),
         converted_code_lines=code_lines,
@@ -110,11 +110,6 @@ def _positional(sweep: specs.Sweep, python_function: Callable) -> specs.Sweep:
         if sweep.arg in names:
             return dataclasses.replace(sweep, arg=names.index(sweep.arg))
     return sweep
-
-
-def _mentions(message: str, tracked: TrackedFunction) -> bool:
-    name = getattr(source_function(tracked.python_function), "__qualname__", tracked.name)
-    return f"<function {name} at" in message or tracked.name in message
 
 
 def _line_of(python_function: Callable, filename: str) -> int | None:

@@ -84,8 +84,13 @@ def _summary(error: ErrorInfo | None, functions: list[FunctionReport], made: lis
         if handled
         else ""
     )
-    if made:
-        text += _("; libraries made {functions} more for it, with {traces} trace(s)").format(
-            functions=len(made), traces=sum(f.tracing_count for f in made)
-        )
-    return text
+    return text + made_by_libraries(made)
+
+
+def made_by_libraries(made: list[FunctionReport]) -> str:
+    """The summary's clause for the functions libraries made, or "" when none did."""
+    if not made:
+        return ""
+    return _("; libraries made {functions} more for it, with {traces} trace(s)").format(
+        functions=len(made), traces=sum(f.tracing_count for f in made)
+    )

@@ -23,6 +23,7 @@ from ..contract.job import CallRecord, ErrorInfo, FunctionReport
 from ..contract.protocol import CallFinished, CallStarted, OnEvent, as_event
 from . import compat, makers
 from .capture import NoCapture, OutputCapture
+from .entry import source_function
 from .source import error_info
 from .values import label_of, summarize
 
@@ -85,9 +86,9 @@ class TrackedFunction:
         if not self.quiet:  # the live progress of the user's own calls
             label = label if label is not None else call_label(args, kwargs)
             self.emit(as_event(CallStarted(self.name, index, label)))
-        return Pending(
-            index, label, args, kwargs, self.capture.offset(), self.tracing_count, time.perf_counter()
-        )
+        # A quiet function's output is never read: no flush and stat of the capture per call.
+        offset = 0 if self.quiet else self.capture.offset()
+        return Pending(index, label, args, kwargs, offset, self.tracing_count, time.perf_counter())
 
     def finish(
         self,
@@ -187,6 +188,12 @@ class TrackedFunction:
                 tracing_count=self.tracing_count,
             )
         )
+
+    def warnings_in(self, retrace_log: list[str]) -> list[str]:
+        """TF's retracing warnings that name this function (by its Python function's
+        qualified name, or by its own name: a library's is Keras's `multi_step_on_iterator`)."""
+        name = getattr(source_function(self.python_function), "__qualname__", self.name)
+        return [m for m in retrace_log if f"<function {name} at" in m or self.name in m]
 
     def concrete_signatures(self) -> list[str]:
         self._refresh_traces()

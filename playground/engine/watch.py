@@ -26,6 +26,7 @@ from ..contract.job import ErrorInfo, FunctionReport, Report
 from . import compat, makers, observe, script_env
 from .capture import NoCapture
 from .source import error_info
+from .summary import made_by_libraries
 from .tracing import TrackedFunction, bare_report
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # playground/ itself
@@ -49,7 +50,7 @@ class Watch:
         )  # fmt: skip
 
     def finish(self, error: BaseException | None, retrace_log: list[str], main_file: str = "") -> Report:
-        tracked, names = observe.outcome(self.observer, {}, error)
+        tracked, _names = observe.outcome(self.observer, {}, error)  # no module namespace here
         reports = [_function_report(t, retrace_log) for t in tracked]
         users = [r for r in reports if not r.maker]
         made = [r for r in reports if r.maker]
@@ -94,11 +95,7 @@ def summary_line(users: list[FunctionReport], made: list[FunctionReport]) -> str
     text = _("{functions} function(s) of yours traced {traces} time(s)").format(
         functions=len(users), traces=sum(f.tracing_count for f in users)
     )
-    if made:
-        text += _("; libraries made {functions} more for it, with {traces} trace(s)").format(
-            functions=len(made), traces=sum(f.tracing_count for f in made)
-        )
-    return text
+    return text + made_by_libraries(made)
 
 
 def _function_report(tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
@@ -112,7 +109,7 @@ def _function_report(tracked: TrackedFunction, retrace_log: list[str]) -> Functi
             concrete_signatures=tracked.concrete_signatures(),
             trace_ops=[len(cf.graph.get_operations()) for cf in graphs],
             tracing_s=sum(c.duration_s for c in tracked.calls if c.retraced),
-            retracing_warnings=[m for m in retrace_log if f"<function {tracked.name} at" in m],
+            retracing_warnings=tracked.warnings_in(retrace_log),
         )
     except Exception:  # noqa: BLE001 - the counts are the report; the views are extra
         return report
