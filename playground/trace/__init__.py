@@ -53,26 +53,37 @@ def watch(
                 yield watched
         finally:
             if watched is not None and watched.report is not None:
-                watched.report = with_fixes(watched.report)
-                written = write(watched.report, html, json_path, language)
-                if announce is not None:
-                    print(announce_line(watched.report, written), file=announce)
+                watched.report = finish(watched.report, html, json_path, language, announce)
 
 
-def write(
-    report: Report, html: str | os.PathLike | None, json: str | os.PathLike | None, language: str | None
-) -> list[str]:
-    """Writes the HTML and JSON reports; returns the paths written."""
+def finish(
+    report: Report,
+    html: str | os.PathLike | None,
+    json: str | os.PathLike | None,
+    language: str | None,
+    announce: TextIO | None,
+) -> Report:
+    """The end of every watch: the fix list added, the HTML and JSON written, the one line said,
+    all in the report's language. Returns the report with its fixes."""
+    with i18n.using(language or i18n.current()):
+        report = with_fixes(report)
+        written = write(report, html, json)
+        if announce is not None:
+            print(announce_line(report, written), file=announce)
+    return report
+
+
+def write(report: Report, html: str | os.PathLike | None, json: str | os.PathLike | None) -> list[str]:
+    """Writes the HTML and JSON reports, in the current language; returns the paths written."""
     from ..reports import html_report
 
     written = []
-    with i18n.using(language or i18n.current()):
-        if html is not None:
-            Path(html).write_text(html_report.render(report), encoding="utf-8")
-            written.append(str(html))
-        if json is not None:
-            Path(json).write_text(report.to_json(indent=1), encoding="utf-8")
-            written.append(str(json))
+    if html is not None:
+        Path(html).write_text(html_report.render(report), encoding="utf-8")
+        written.append(str(html))
+    if json is not None:
+        Path(json).write_text(report.to_json(indent=1), encoding="utf-8")
+        written.append(str(json))
     return written
 
 
@@ -122,12 +133,8 @@ def run_program(
         status = 1
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
-    report = watched.report if watched is not None else None
-    if report is not None:
-        with i18n.using(language or i18n.current()):
-            report = with_fixes(report)
-            written = write(report, html, json, language)
-            print(announce_line(report, written), file=sys.stderr)
+    if watched is not None and watched.report is not None:
+        finish(watched.report, html, json, language, sys.stderr)
     return status
 
 
