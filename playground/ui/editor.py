@@ -239,12 +239,11 @@ def open_report(name: str, data: bytes) -> None:
             ),
         )
         return
-    previous = state.result()
     st.session_state[keys.RESULT] = state.Result(
         job=Job(source="", function=None, filename=name),
         report=report,
         example=None,
-        number=previous.number + 1 if previous else 1,
+        number=state.next_number(),
         saved=name,
     )
     st.session_state[keys.OPEN_NOTE] = (

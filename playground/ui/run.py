@@ -280,7 +280,6 @@ def _run(settings: Settings) -> None:
     stop.empty()
     log_run(session, started, report, client=client)
     progress.finish(_("Done: {summary}").format(summary=markdown_literal(report.message or report.status)))
-    previous = state.result()
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.
     archives = export_zip.collect(report.export.path) if report.export else {}
     if report.status != "ok" or report.error:  # open on what went wrong, not on Converted code
@@ -289,7 +288,7 @@ def _run(settings: Settings) -> None:
         job=job,
         report=report,
         example=state.pristine_example(values),
-        number=previous.number + 1 if previous else 1,
+        number=state.next_number(),
         archives=archives,
         comparison=comparison,
         before_fix=before_fix,

@@ -191,6 +191,12 @@ def result() -> Result | None:
     return st.session_state.get(keys.RESULT)
 
 
+def next_number() -> int:
+    """The number the next result gets: the session's results, a run or an opened report, count up."""
+    previous = result()
+    return previous.number + 1 if previous else 1
+
+
 def pristine_example(values: dict) -> str | None:
     """The gallery slug if the inputs are still exactly that example (so claim checks apply)."""
     slug = str(values.get(keys.EXAMPLE) or "")
