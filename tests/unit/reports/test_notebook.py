@@ -76,21 +76,27 @@ def test_script_mode_notebook_lists_the_modules_functions() -> None:
     assert "experimental_get_tracing_count" in code_cells(nb)[-1]
 
 
-def test_notebook_runs_in_plain_tensorflow_and_traces_as_the_playground_did(tmp_path) -> None:
-    """The engine's values: same tensors, same traces (this imports TensorFlow, in a child)."""
-    job = job_from_json((DATA / "square_sum.job.json").read_text())
-    report = Report.from_json((DATA / "square_sum.json").read_text())
-    script = tmp_path / "nb.py"
-    script.write_text("\n\n".join(code_cells(notebook.build(job, report))))
+def run_cells(folder, cells: list[str]) -> subprocess.CompletedProcess:
+    """A notebook's code cells as one script, in plain Python with plain TensorFlow (a child)."""
+    script = folder / "nb.py"
+    script.write_text("\n\n".join(cells))
     done = subprocess.run(
         [sys.executable, str(script)],
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=tmp_path,
+        cwd=folder,
         env={"PATH": "/usr/bin:/bin", "TF_CPP_MIN_LOG_LEVEL": "2"},
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def test_notebook_runs_in_plain_tensorflow_and_traces_as_the_playground_did(tmp_path) -> None:
+    """The engine's values: same tensors, same traces (this imports TensorFlow, in a child)."""
+    job = job_from_json((DATA / "square_sum.job.json").read_text())
+    report = Report.from_json((DATA / "square_sum.json").read_text())
+    done = run_cells(tmp_path, code_cells(notebook.build(job, report)))
     counts = [int(n) for n in re.findall(r"^tracing count: (\d+)", done.stdout, re.M)]
     entry = next(f for f in report.functions if f.name == job.function)
     assert counts == [c.tracing_count for c in entry.calls]
@@ -145,17 +151,7 @@ def test_the_timing_cell_times_only_the_call_with_xla_and_the_pitfalls_are_liste
         "    _made[0] += 1\n    return _real_make(*a, **k)\n"
     )
     at = cells.index(notebook.MAKE_TENSOR) + 1
-    script = tmp_path / "nb.py"
-    script.write_text("\n\n".join([*cells[:at], counting, *cells[at:], "print('made', _made[0])"]))
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin", "TF_CPP_MIN_LOG_LEVEL": "2"},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_cells(tmp_path, [*cells[:at], counting, *cells[at:], "print('made', _made[0])"])
     assert [
         m.group(1) for m in re.finditer(r"^(eager|graph|XLA): [\d.]+ us per call", done.stdout, re.M)
     ] == [
