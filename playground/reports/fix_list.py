@@ -1,7 +1,7 @@
 """One fix list for a whole program's run: an entry per function and cause of its retraces, with
 how often and from where ("train_step retraced 499 times: lr is a Python value that changes;
 from train.py:42"), and a warning for a cache that keeps growing (the memory-leak class).
-Read from the report alone, so the page, the HTML report and the CLI agree."""
+Read from the report alone: trace mode's HTML page, its JSON and its stderr line share it."""
 
 from __future__ import annotations
 
