@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -70,17 +71,20 @@ class Observer:
         self._by_function[fn] = tracked
 
     def tracked(self, fn: Function) -> TrackedFunction | None:
-        if getattr(self._local, "depth", 0) or not context.executing_eagerly():
-            return None  # inside another call's trace: part of that call
+        """The call's function, or None: not observed (not a recorded function, a call inside
+        another's trace, or a failure of ours, which never changes what the call does)."""
         try:
+            if getattr(self._local, "depth", 0):
+                return None  # inside another call's trace: part of that call
             found = self._by_function.get(fn)
-        except TypeError:  # an unhashable subclass of the user's
+            if found is None and self.adopt and fn not in self._seen:
+                self._seen.add(fn)
+                self.created(fn, None, made_before=True)
+                found = self._by_function.get(fn)
+            # A call made while a library traces (Dataset.map's) belongs to that trace.
+            return found if found is not None and context.executing_eagerly() else None
+        except Exception:  # noqa: BLE001 - an unhashable subclass of the user's, or ours
             return None
-        if found is None and self.adopt and fn not in self._seen:
-            self._seen.add(fn)
-            self.created(fn, None, made_before=True)
-            found = self._by_function.get(fn)
-        return found
 
     def reported(self) -> list[TrackedFunction]:
         """The functions a person thinks of: a method's class-level Function, which never runs
@@ -175,13 +179,20 @@ def _overridden(args: tuple, kwargs: dict, overrides: dict) -> dict:
 
 
 def _observed_call(self: Function, *args: Any, **kwds: Any) -> Any:
-    script_env.engine_frames(+1)  # this frame costs the user's recursion nothing
+    # The hot path of every training step in trace mode: no frame here that is not needed.
+    counted = script_env.counting  # script mode: this frame costs the user's recursion nothing
+    if counted:
+        script_env.engine_frames(+1)
     try:
         observer = _active
-        opened = _begin(observer, self, args, kwds)
-        if opened is None:
+        tracked = observer.tracked(self) if observer is not None else None
+        if tracked is None:
             return _original_call(self, *args, **kwds)
-        tracked, pending = opened
+        # A quiet function (trace mode's, a library's) pays two counter reads and a clock per
+        # call: its record is made only when the call traced or raised. A loud one opens it now,
+        # for the live progress and the output offset.
+        pending = None if tracked.quiet else _opened(tracked, args, kwds)
+        count, started = tracked.count_traces(), time.perf_counter()
         caller = sys._getframe(1)
         local = observer._local  # type: ignore[union-attr]
         local.depth = getattr(local, "depth", 0) + 1  # calls made inside it pass through
@@ -189,25 +200,42 @@ def _observed_call(self: Function, *args: Any, **kwds: Any) -> Any:
             result = _original_call(self, *args, **kwds)
         except BaseException as e:
             local.depth -= 1
-            tracked.finish(pending, error=e, caller=caller)
-            raise
+            pending = _finish(tracked, pending, args, kwds, count, started, caller, error=e)
+            raise  # escaped_call reads this frame's pending
         local.depth -= 1
-        tracked.finish(pending, result=result, caller=caller)
+        if pending is None and tracked.count_traces() == count:
+            tracked.calls_not_listed += 1
+        else:
+            _finish(tracked, pending, args, kwds, count, started, caller, result=result)
         return result
     finally:
-        script_env.engine_frames(-1)
+        if counted:
+            script_env.engine_frames(-1)
 
 
-def _begin(
-    observer: Observer | None, fn: Function, args: tuple, kwds: dict
-) -> tuple[TrackedFunction, Pending] | None:
-    """The call's record opened, or None: not observed (not a recorded function, a call inside
-    another's trace, or a failure of ours, which never changes what the call does)."""
+def _opened(tracked: TrackedFunction, args: tuple, kwds: dict) -> Pending | None:
     try:
-        tracked = observer.tracked(fn) if observer is not None else None
-        return (tracked, tracked.begin(list(args), kwds)) if tracked is not None else None
-    except Exception:  # noqa: BLE001 - observation degrades to "not observed"
+        return tracked.begin(list(args), kwds)
+    except Exception:  # noqa: BLE001 - recorded afterwards, without its output
         return None
+
+
+def _finish(
+    tracked: TrackedFunction,
+    pending: Pending | None,
+    args: tuple,
+    kwds: dict,
+    count: int,
+    started: float,
+    caller: FrameType,
+    **outcome: Any,
+) -> Pending:
+    """Records the call (finish never raises); a quiet call's record is made here."""
+    if pending is None:
+        index = len(tracked.calls) + tracked.calls_not_listed
+        pending = Pending(index, None, list(args), kwds, 0, count, started)
+    tracked.finish(pending, caller=caller, **outcome)
+    return pending
 
 
 # AutoGraph calls what carries this attribute as it is, never converting it.

@@ -39,6 +39,7 @@ def headroom() -> int:
 PLAIN_USED = 2
 _real_get, _real_set = sys.getrecursionlimit, sys.setrecursionlimit
 _ours = 0  # the engine's frames under or among the user's, added to the real limit
+counting = False  # inside recursion_budget: the observer's frames are counted (engine_frames)
 
 
 def _raise_by(frames: int) -> None:
@@ -80,13 +81,16 @@ def recursion_budget(room: int) -> Iterator[None]:
     fails at the depth it fails at in plain Python, and a script that reads or sets the limit
     sees the numbers it would see there. room: headroom() where the user's code is about
     to run."""
+    global counting
     limit = _real_get()
     below = max(0, (limit - PLAIN_USED) - room)
     _raise_by(below)
     sys.getrecursionlimit, sys.setrecursionlimit = _getrecursionlimit, _setrecursionlimit
+    counting = True
     try:
         yield
     finally:
+        counting = False
         kept = _getrecursionlimit()
         _raise_by(-below)
         sys.getrecursionlimit, sys.setrecursionlimit = _real_get, _real_set

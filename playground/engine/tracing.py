@@ -65,6 +65,7 @@ class TrackedFunction:
         self.quiet = quiet or bool(maker)
         self.calls_not_listed = 0
         self.users = users or makers.UserFiles.one(filename)
+        self.count_traces = fn.experimental_get_tracing_count  # bound once: read twice a call
 
     @property
     def tracing_count(self) -> int:
