@@ -131,7 +131,11 @@ def document() -> dict[str, Any]:
             "headers": {"Retry-After": {"schema": {"type": "integer"}}},
         },
         "500": {**error, "description": "a fault of the playground's (never a trace)"},
-        "503": {**error, "description": "no worker can start; Retry-After says when"},
+        "503": {
+            **error,
+            "description": "warming up (just started), or no worker can start; Retry-After says when",
+            "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+        },
     }
     limited = {"400": refusals["400"], "429": refusals["429"]}
     return {
@@ -226,6 +230,37 @@ def document() -> dict[str, Any]:
                                         "properties": {
                                             "default": {"type": "string"},
                                             "versions": {"type": "array", "items": {"type": "string"}},
+                                        },
+                                    }
+                                }
+                            },
+                        },
+                        "429": refusals["429"],
+                    },
+                }
+            },
+            "/api/v1/ready": {
+                "get": {
+                    "summary": "Whether Runs are taken (a readiness probe)",
+                    "responses": {
+                        "200": {
+                            "description": "ready",
+                            "content": {
+                                "application/json": {
+                                    "schema": {"type": "object", "properties": {"ready": {"const": True}}}
+                                }
+                            },
+                        },
+                        "503": {
+                            "description": "warming up: the sandbox is loading TensorFlow",
+                            "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "properties": {
+                                            "ready": {"const": False},
+                                            "warming_s": {"type": "integer"},
                                         },
                                     }
                                 }

@@ -26,7 +26,7 @@ from starlette.routing import Route
 from .. import gallery
 from ..contract import i18n, job_request, share_link, versions
 from ..contract.config import Settings
-from ..contract.errors import Cancelled, LimitError, PlaygroundError, SandboxError
+from ..contract.errors import Cancelled, LimitError, PlaygroundError, SandboxError, WarmingUp
 from ..contract.i18n import _
 from ..contract.job import Job, Report, to_dict
 from ..contract.job_request import FieldError, JobRequest
@@ -55,6 +55,7 @@ def _served() -> tuple[Route, ...]:
         Route(f"{PREFIX}/examples", examples, methods=["GET"]),
         Route(f"{PREFIX}/examples/{{name}}", example, methods=["GET"]),
         Route(f"{PREFIX}/versions", installed_versions, methods=["GET"]),
+        Route(f"{PREFIX}/ready", ready, methods=["GET"]),
         Route(f"{PREFIX}/openapi.json", document, methods=["GET"]),
     )
 
@@ -212,6 +213,8 @@ def _run(
 def refusal_of(error: BaseException) -> Refusal:
     if isinstance(error, Refusal):
         return error
+    if isinstance(error, WarmingUp):  # the server's state, not the client's limit
+        return Refusal(503, str(error), retry_after_s=error.retry_after_s)
     if isinstance(error, LimitError):
         return Refusal(429, str(error), retry_after_s=error.retry_after_s or 5.0)
     if isinstance(error, SandboxError):
@@ -434,6 +437,19 @@ def _text(marked: str) -> str:
 async def installed_versions(request: Request) -> Response:
     installed = versions.installed(Settings.from_env())  # never the interpreters' paths
     return Answer({"default": installed[0].version, "versions": [v.version for v in installed]})
+
+
+async def ready(request: Request) -> Response:
+    """Whether Runs are taken: 503 with Retry-After while the sandbox warms up (a readiness
+    probe for a load balancer, and for tests that start a server)."""
+    left = shared.executor().warming_s()
+    if left is None:
+        return Answer({"ready": True})
+    return Answer(
+        {"ready": False, "warming_s": round(left)},
+        status_code=503,
+        headers={"Retry-After": str(max(1, math.ceil(left)))},
+    )
 
 
 async def document(request: Request) -> Response:

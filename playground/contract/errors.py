@@ -6,6 +6,7 @@
     ├── SourceError(ValueError)     the pasted source does not compile or fails at import
     ├── EntryError(LookupError)     the --function entry is missing or not callable
     ├── LimitError(RuntimeError)    a service limit (source size, calls per plan, rate, queue full)
+    │   └── WarmingUp               the server has just started: its sandbox is loading TensorFlow
     ├── SandboxError(RuntimeError)  the sandbox could not run the job at all
     └── Cancelled(RuntimeError)     the client went away; raised from its on_event to stop the job
 
@@ -44,6 +45,11 @@ class LimitError(PlaygroundError, RuntimeError):
     def __init__(self, message: str = "", retry_after_s: float | None = None) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
+
+
+class WarmingUp(LimitError):
+    """No Run is taken until the sandbox has imported TensorFlow once (a first Run would pay
+    that import); `retry_after_s` is the estimate of the time left."""
 
 
 class SandboxError(PlaygroundError, RuntimeError):

@@ -26,6 +26,13 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+def warming_s(executor: object) -> float | None:
+    """An executor's warm-up still to come, in seconds (a fresh local pool's); None: ready, or an
+    executor that does not warm up (Ray's, a test's)."""
+    warming = getattr(executor, "warming_s", None)
+    return warming() if callable(warming) else None
+
+
 def make_executor(settings: Settings) -> Executor:
     if settings.executor == "local":
         from ..sandbox.versioned import VersionedPool

@@ -31,12 +31,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..contract.config import Settings
-from ..contract.errors import Cancelled, LimitError
+from ..contract.errors import Cancelled, LimitError, WarmingUp
 from ..contract.i18n import _
 from ..contract.job import Job, Report
 from ..contract.job_control import JobControl
 from ..contract.protocol import OnEvent, Queued, as_event
-from .executor import Executor
+from .executor import Executor, warming_s
 
 WINDOW_S = 60.0
 
@@ -247,6 +247,7 @@ class FairExecutor:
         control: JobControl | None = None,
     ) -> Report:
         emit = on_event or (lambda event: None)
+        self.refuse_while_warming()
         ticket = self.queue.enter(client)
         started: float | None = None  # set once the job holds a slot
         try:
@@ -261,6 +262,23 @@ class FairExecutor:
             # worker's to forge, and a cancelled or failed run still used its time.
             charged = time.monotonic() - started if started is not None else 0.0
             self.queue.leave(ticket, charged)
+
+    def warming_s(self) -> float | None:
+        return warming_s(self.executor)
+
+    def refuse_while_warming(self) -> None:
+        """A server just started takes no Run until its sandbox has imported TensorFlow: the
+        first visitor would wait for that import inside their Run. Every door (the page, the
+        API) comes through here."""
+        left = self.warming_s()
+        if left is not None:
+            raise WarmingUp(
+                _(
+                    "Warming up: the server has just started and its sandbox is loading "
+                    "TensorFlow, about {seconds} s. Your code and settings are kept; run again then."
+                ).format(seconds=f"{left:.0f}"),
+                retry_after_s=left,
+            )
 
     def _relay(self, ticket: _Ticket, event: dict, emit: OnEvent) -> None:
         if event.get("event") == "demoted":

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from ..contract.errors import SandboxError
 from ..contract.job import Job, Report
 from ..contract.job_control import JobControl
-from .executor import Executor, OnEvent
+from .executor import Executor, OnEvent, warming_s
 
 log = logging.getLogger("playground.runs")
 
@@ -63,6 +63,9 @@ class RestartingExecutor:
             log.warning("executor failed (%s); starting a new one", e)
             self._replace(executor)
             return self._current().submit(job, on_event, control)
+
+    def warming_s(self) -> float | None:
+        return warming_s(self._current())
 
     def close(self) -> None:
         with self._lock:

@@ -31,6 +31,9 @@ from .process import SandboxConfig, SandboxedWorker, WorkerProcess
 from .supervisor import supervise
 
 START_TIMEOUT_S = 120.0  # a TF import on a busy 2-core machine; a hung start is an error
+# A fresh pool's first warm worker, from the pool's start (bench/bench_first_screen.py prints
+# it): the estimate a visitor is told while the server warms up.
+WARM_UP_S = 15.0
 MAX_START_FAILURES = 3  # then submit raises instead of waiting for workers forever
 
 
@@ -46,6 +49,8 @@ class WorkerPool:
         self._last_error = ""
         self._closed = False
         self._walls: collections.deque[float] = collections.deque(maxlen=20)
+        self._created = time.monotonic()
+        self._warm_at: float | None = None  # when the first worker was ready
         self._zygotes = (
             Zygotes(self.config, self.size, START_TIMEOUT_S)
             if fork_wanted(settings.fork_workers, self.config.isolation)
@@ -175,11 +180,24 @@ class WorkerPool:
         with self._cond:
             self._starting -= 1
             self._failures = 0
+            if self._warm_at is None:
+                self._warm_at = time.monotonic()
             if self._closed:
                 threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
             else:
                 self._ready.append(worker)
             self._cond.notify_all()
+
+    def warming_s(self) -> float | None:
+        """None once a worker has been warm (TensorFlow imported); until then, about how many
+        seconds are left. A pool whose workers cannot start is not warming: it says so at Run."""
+        if self._warm_at is not None or self._closed or self._failures >= MAX_START_FAILURES:
+            return None
+        return max(1.0, WARM_UP_S - (time.monotonic() - self._created))
+
+    def warm_after_s(self) -> float | None:
+        """Seconds from the pool's start to its first warm worker, once there is one."""
+        return None if self._warm_at is None else self._warm_at - self._created
 
     def _eta_s(self, queued: int) -> int:
         per_job = sum(self._walls) / len(self._walls) if self._walls else 3.0

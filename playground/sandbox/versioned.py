@@ -77,6 +77,9 @@ class VersionedPool:
     def wait_ready(self, count: int | None = None, timeout_s: float = 120.0) -> bool:
         return self.default.wait_ready(count, timeout_s)
 
+    def warming_s(self) -> float | None:
+        return self.default.warming_s()
+
     def submit(self, job: Job, on_event: OnEvent | None = None, control: JobControl | None = None) -> Report:
         if not job.tf_version:  # the default: no need to read every venv's metadata per job
             return self.default.submit(job, on_event, control)

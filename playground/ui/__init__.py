@@ -79,7 +79,7 @@ def main() -> None:
                 "traces, converted code, graphs, timings and pitfalls."
             )
         )
-    stage = presenter.stage()  # presenter mode: a header, big results, the inputs folded away
+    stage = presenter.stage(head)  # presenter mode: a header, big results, the inputs folded away
     inputs, outputs = (stage.inputs, stage.results) if stage else st.columns([5, 6], gap="large")
     wide = st.empty()  # below both columns: the code view, at the page's full width
     with inputs:
@@ -105,14 +105,19 @@ def main() -> None:
         options.panel(option_inputs)
         editor.file_opener(settings)
         claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
+    warming = run.warming_s() is not None
     if stage:  # its own layout, one script run per Run: the header shows the run's verdict
         with stage.run_area:
+            if warming:
+                run.warming_notice()
             run_button(settings)
         with outputs:
             result_area()
         stage.finish()
     else:
         with outputs:
+            if warming:
+                run.warming_notice()
             workbench(settings, wide)
     state.sync_url()
 

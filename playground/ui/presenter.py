@@ -28,14 +28,16 @@ KEYS_SCRIPT = pathlib.Path(__file__).with_name("presenter_keys.js").read_text()
 # Only drawn in presenter mode, and scoped to its stage: the normal page keeps its sizes.
 # Plotly draws its text with inline sizes, hence !important on the charts' text.
 CSS = f"""<style>
-.st-key-{STAGE} [data-testid="stCode"] code {{font-size: 1.25rem; line-height: 1.5;}}
+.st-key-{STAGE} [data-testid="stCode"] code {{font-size: 1.25rem; line-height: 1.4;}}
 .st-key-{STAGE} [data-testid="stMetricValue"] {{font-size: 3.5rem;}}
 .st-key-{STAGE} [data-testid="stMetricLabel"] p {{font-size: 1.25rem;}}
 .st-key-{STAGE} [data-testid="stPlotlyChart"] .main-svg text {{font-size: 15px !important;}}
 .st-key-{STAGE} [data-testid="stPlotlyChart"] .main-svg .gtitle {{font-size: 19px !important;}}
 .st-key-{HEADER} p, .st-key-{HEADER} li {{font-size: 1.3rem;}}
 .st-key-{HEADER} h3 {{font-size: 2rem;}}
-[data-testid="stMainBlockContainer"] {{padding-top: 1rem;}}  /* a projector: no page chrome */
+/* a projector: no page chrome (Streamlit's top bar and its menu; the toggle turns it back) */
+[data-testid="stMainBlockContainer"] {{padding-top: 1rem;}}
+[data-testid="stHeader"], [data-testid="stToolbar"] {{display: none;}}
 </style>"""
 
 
@@ -125,11 +127,14 @@ def _controls(slug: str) -> DeltaGenerator:
     return run_area
 
 
-def stage() -> Stage | None:
-    """Draws the toggle; in presenter mode, also the stage. None in the normal page."""
-    toggle()
+def stage(top_row: DeltaGenerator) -> Stage | None:
+    """Draws the toggle; in presenter mode, also the stage. None in the normal page. On stage
+    the toggle sits in `top_row` (beside the language), so the stage starts at the top."""
     if not active():
+        toggle()
         return None
+    with top_row:
+        toggle()
     st.html(CSS)
     slug = str(st.session_state.get(keys.EXAMPLE) or "")
     _request_owed_run(slug)

@@ -80,6 +80,30 @@ def warm() -> None:
         st.session_state[keys.RUN_ERROR] = str(error)
 
 
+def warming_s() -> float | None:
+    """Seconds the server's sandbox still needs to import TensorFlow; None: Runs are taken."""
+    try:
+        return executor().warming_s()
+    except PlaygroundError:  # an executor that cannot be made says so at Run
+        return None
+
+
+@st.fragment(run_every=1.0)
+def warming_notice() -> None:
+    """Drawn only while the server warms up: says so above Run, each second, and reruns the
+    page once the sandbox is warm, which opens Run (and makes a Run asked for meanwhile)."""
+    left = warming_s()
+    if left is None:
+        st.rerun(scope="app")
+    st.info(
+        _(
+            "Warming up: the server has just started and its sandbox is loading TensorFlow, "
+            "about {seconds} s. Run opens then; until then you see the example's recorded result."
+        ).format(seconds=f"{left:.0f}"),
+        icon="⏳",
+    )
+
+
 def eta_text(eta_s: object) -> str:
     """ ", about 12 s to start" from the pool's estimate; "" when it sent none (or nonsense)."""
     try:
@@ -223,8 +247,13 @@ def run_button(settings: Settings, status: DeltaGenerator | None = None) -> bool
     """Draws the button; on a click (or a run requested: Ctrl+Enter in the editor, a presenter
     step), runs the job, stores the Result (or the error) and returns True. The run's live
     status goes to `status` (default: under the button)."""
-    requested = bool(st.session_state.pop(keys.RUN_REQUESTED, False))
-    if not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch") and not requested:
+    warming = warming_s() is not None
+    # A Run asked for while warming (Ctrl+Enter, a presenter step) waits for the warm page rerun.
+    requested = not warming and bool(st.session_state.pop(keys.RUN_REQUESTED, False))
+    if (
+        not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch", disabled=warming)
+        and not requested
+    ):
         return False
     had_field_errors = bool(st.session_state.get(keys.FIELD_ERRORS))
     with status if status is not None else nullcontext():

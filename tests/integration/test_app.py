@@ -290,7 +290,10 @@ BOUNDARY_SCRIPT = """
 import json, sys
 from streamlit.testing.v1 import AppTest
 from playground.ui import keys
+import ui_support
 at = AppTest.from_file(sys.argv[1], default_timeout=120)
+at.run()
+ui_support.until_warm()  # Run opens once the sandbox has imported TensorFlow
 at.run()
 at.button(key=keys.RUN).click().run()
 for label in [t.label for t in at.tabs]:   # open every tab: each one draws only when open
@@ -505,8 +508,11 @@ EXPORT_SCRIPT = """
 import io, json, os, sys, zipfile
 from streamlit.testing.v1 import AppTest
 from playground.ui import keys
+import ui_support
 at = AppTest.from_file(sys.argv[1], default_timeout=240)
 at.session_state[keys.OPTIONS_PANEL] = True
+at.run()
+ui_support.until_warm()  # Run opens once the sandbox has imported TensorFlow
 at.run()
 at.toggle(key=keys.EXPORT).set_value(True).run()
 at.button(key=keys.RUN).click().run()

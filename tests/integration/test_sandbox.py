@@ -215,3 +215,17 @@ def test_a_stopped_run_frees_its_worker_within_a_second_and_is_billed_what_it_ra
     assert abs(billed - (stopped - started)) < 0.5, billed  # what it ran, not its time limit
     report, seconds = timed(pool, script("print('next')\n"))  # the worker is free again
     assert report.stdout == "next\n"
+
+
+def test_a_fresh_pool_is_warming_until_its_first_worker_has_imported_tensorflow():
+    from playground.sandbox.pool import WARM_UP_S
+
+    with WorkerPool(dataclasses.replace(SETTINGS, pool_size=1)) as fresh:
+        left = fresh.warming_s()
+        assert left is not None and 1.0 <= left <= WARM_UP_S
+        gate = FairExecutor(fresh, ClientLimits())
+        assert gate.warming_s() == pytest.approx(left, abs=2.0)
+        assert fresh.wait_ready()
+        assert fresh.warming_s() is None and gate.warming_s() is None
+        assert 0 < fresh.warm_after_s() < 120
+        print(f"first warm worker after {fresh.warm_after_s():.1f} s")  # the estimate's evidence

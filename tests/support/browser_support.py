@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 
@@ -88,12 +89,29 @@ def streamlit_server(
         else:
             raise RuntimeError("streamlit exited before it started")
         urllib.request.urlopen(f"{url}/_stcore/health", timeout=30).read()
+        wait_until_ready(url)
         # The server's log is read on, so that a chatty test never fills the pipe and stalls it.
         threading.Thread(target=collections.deque, args=(process.stdout, 200), daemon=True).start()
         yield url, process
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+def wait_until_ready(url: str, timeout_s: float = 240.0) -> None:
+    """Until the server takes Runs: its sandbox has imported TensorFlow (GET /api/v1/ready is
+    200; 503 while warming). A page without the API (bench/floor_app.py) answers 404: ready."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/api/v1/ready", timeout=30).read()
+            return
+        except urllib.error.HTTPError as error:
+            if error.code != 503:
+                return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the server at {url} was not ready within {timeout_s:g} s")
+        time.sleep(0.25)
 
 
 # Every request a test's pages saw fail (net::ERR_..., and the URL): tests/conftest.py adds them
@@ -146,7 +164,8 @@ def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
 def run_and_wait(page, number: int = 1) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect
 
-    page.locator(".st-key-run button").click()
+    # A server just started keeps Run disabled until its sandbox is warm: the click waits for it.
+    page.locator(".st-key-run button").click(timeout=RUN_TIMEOUT_MS)
     # Each result is captioned "Run <n>": waiting for n tells a fresh result from the last one.
     expect(page.get_by_text(re.compile(rf"^Run {number} · TensorFlow"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
     wait_idle(page)

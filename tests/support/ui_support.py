@@ -131,6 +131,19 @@ def crashing() -> CrashingExecutor:
     return CrashingExecutor()
 
 
+def until_warm(timeout_s: float = 240.0) -> None:
+    """Until the server's executor takes Runs (a fresh pool imports TensorFlow first)."""
+    import time
+
+    from playground.runs import shared
+
+    deadline = time.monotonic() + timeout_s
+    while shared.executor().warming_s() is not None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the sandbox did not warm up within {timeout_s:g} s")
+        time.sleep(0.25)
+
+
 def real_or_subprocess() -> object:
     """The sandbox pool when it exists, else the child-process stand-in."""
     pool = real_pool()

@@ -9,7 +9,7 @@ import pytest
 from fake_clock import Clock
 from sandbox_support import poll
 
-from playground.contract.errors import LimitError
+from playground.contract.errors import LimitError, WarmingUp
 from playground.contract.job import Job, Report
 from playground.runs.fairness import ClientLimits, FairExecutor, FairQueue
 
@@ -233,3 +233,41 @@ def test_billing_is_the_executors_own_clock_not_the_reports():
     fair.submit(Job(source="x"), client="A")
     with pytest.raises(LimitError, match="sandbox time"):
         fair.submit(Job(source="x"), client="A")  # 0.6 s used of a 0.5 s budget
+
+
+class WarmingExecutor:
+    """An executor that warms up: `left` seconds of its TensorFlow import still to come (None:
+    warm). A job it is given is counted; the gate must keep jobs away until it is warm."""
+
+    def __init__(self, left: float | None) -> None:
+        self.left, self.jobs = left, 0
+
+    def warming_s(self) -> float | None:
+        return self.left
+
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
+        self.jobs += 1
+        return Report("2.21.0", "CPU", "ok", None, "", [], [])
+
+    def close(self) -> None:
+        pass
+
+
+def test_no_job_reaches_a_warming_executor_and_the_refusal_says_how_long():
+    inner = WarmingExecutor(12.4)
+    fair = FairExecutor(inner, ClientLimits())
+    with pytest.raises(WarmingUp) as refused:
+        fair.submit(Job(source="def f(x):\n    return x\n"), client="a")
+    assert inner.jobs == 0
+    assert refused.value.retry_after_s == 12.4
+    assert "about 12 s" in str(refused.value) and "Your code and settings are kept" in str(refused.value)
+    assert fair.queue.billed("a") == [] and not fair.queue._waiting  # refused before the queue
+
+    inner.left = None  # warm: the same job runs
+    assert fair.submit(Job(source="def f(x):\n    return x\n"), client="a").status == "ok"
+    assert inner.jobs == 1
+
+
+def test_an_executor_that_does_not_warm_up_is_never_gated():
+    fair = FairExecutor(GatedExecutor(), ClientLimits())
+    assert fair.warming_s() is None
