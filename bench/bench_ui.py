@@ -75,7 +75,9 @@ def cpu_model() -> str:
 
 
 @contextlib.contextmanager
-def first_page(settle_s: float, path: str = "", **server: str) -> Iterator[tuple[object, str]]:
+def first_page(
+    settle_s: float, path: str = "", viewport: tuple[int, int] = (1500, 1200), **server: str
+) -> Iterator[tuple[object, str]]:
     """A fresh server (streamlit_server's arguments), one visitor settle_s after it is healthy:
     yields that visitor's page, its clock running (page_clock), just opened at `path`."""
     from playwright.sync_api import sync_playwright
@@ -83,7 +85,7 @@ def first_page(settle_s: float, path: str = "", **server: str) -> Iterator[tuple
     with streamlit_server(**server) as (url, _process), sync_playwright() as p:
         time.sleep(settle_s)
         browser = launch(p)
-        context = browser.new_context(viewport={"width": 1500, "height": 1200})
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         page_clock.install(context)
         page = context.new_page()
         page.goto(f"{url}{path}", wait_until="commit")

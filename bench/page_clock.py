@@ -10,7 +10,11 @@ page, the first moment each rule holds:
   - `editor`: Ace's content layer (`.ace_content`) is in the page: Ace is built, its text set;
   - `button`: a `.st-key-run` button is in the document (the floor app's Run, or ours);
   - `run N`: a caption "Run N · TensorFlow" is in the document (the N-th result);
-  - `click`: the last press of the Run button (capture phase, before Streamlit sees it).
+  - `click`: the last press of the Run button (capture phase, before Streamlit sees it);
+  - `recorded`: a caption "Recorded result of this example" is in the document (a gallery
+    example's result, drawn from its recording before any Run);
+  - `step SLUG`: after `expect_step(page, SLUG)`, the presenter's "Example N of M: `SLUG`"
+    and a result (recorded, or a Run's) are in the document together, neither stale.
 
 Stamps are epoch milliseconds (`performance.timeOrigin + performance.now()`) and a page's
 navigation start is its `performance.timeOrigin`. "In the document" is React's commit;
@@ -29,10 +33,17 @@ CLOCK = r"""
   const stamp = () => {
     if (!("editor" in stamps) && document.querySelector(".ace_content")) stamps.editor = now();
     if (!("button" in stamps) && document.querySelector(".st-key-run button")) stamps.button = now();
+    let result = false, step = false;
     for (const caption of document.querySelectorAll('[data-testid="stCaptionContainer"]')) {
-      const found = /^Run (\d+) · TensorFlow/.exec(caption.textContent || "");
+      const text = caption.textContent || "";
+      const found = /^Run (\d+) · TensorFlow/.exec(text);
       if (found && !(`run ${found[1]}` in stamps)) stamps[`run ${found[1]}`] = now();
+      if (text.startsWith("Recorded result") && !("recorded" in stamps)) stamps.recorded = now();
+      const fresh = !caption.closest('[data-stale="true"]');
+      if (fresh && (found || text.startsWith("Recorded result"))) result = true;
+      if (fresh && window.__step && /^Example \d+ of/.test(text) && text.trim().endsWith(`: ${window.__step}`)) step = true;
     }
+    if (window.__step && result && step && !(`step ${window.__step}` in stamps)) stamps[`step ${window.__step}`] = now();
   };
   window.__clock = stamps;
   document.addEventListener("click", (event) => {
@@ -46,6 +57,11 @@ CLOCK = r"""
 def install(context) -> None:  # type: ignore[no-untyped-def]
     """Every page and frame of this browser context keeps stamps from its first script on."""
     context.add_init_script(CLOCK)
+
+
+def expect_step(page, slug: str) -> None:  # type: ignore[no-untyped-def]
+    """Arms the `step SLUG` rule (before the press that should bring SLUG on stage)."""
+    page.evaluate("(slug) => { window.__step = slug; }", slug)
 
 
 def stamps(frame) -> dict[str, float]:  # type: ignore[no-untyped-def]

@@ -92,8 +92,7 @@ def distribution_figure(timing: Timing, *, log: bool, points: bool) -> go.Figure
         margin=dict(l=50, r=10, t=50, b=40),
     )
     if log and every and min(every) > 0:
-        ticks = log_ticks(every)
-        figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g} µs" for t in ticks])
+        label_log_axis(figure, every, "µs")
     return figure
 
 
@@ -125,9 +124,14 @@ def phases_figure(timing: Timing) -> go.Figure:
         margin=dict(l=50, r=10, t=50, b=40),
     )
     if every:
-        ticks = log_ticks(every)
-        figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g} ms" for t in ticks])
+        label_log_axis(figure, every, "ms")
     return figure
+
+
+def label_log_axis(figure: go.Figure, values: list[float], unit: str) -> None:
+    """The y axis's ticks at 1-2-5 steps over `values`, each with its unit ("200 µs")."""
+    ticks = log_ticks(values)
+    figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g} {unit}" for t in ticks])
 
 
 def log_ticks(values: list[float]) -> list[float]:

@@ -92,15 +92,16 @@ def panes(
     )
 
 
-# No wrapping: long converted lines scroll sideways instead of breaking into three.
+# Soft wrap (issue 42): a long line goes on under its own text, its number alone in the
+# margin, so `ag__.if_stmt(...)` is read in full instead of cut at the pane's edge.
 _CSS = (
     ".lm{display:flex;gap:12px;align-items:flex-start}"
-    ".lm-pane{overflow-x:auto;border:1px solid #ddd;border-radius:6px;padding:6px 0;"
+    ".lm-pane{border:1px solid #ddd;border-radius:6px;padding:6px 0;"
     "font-family:'Source Code Pro',ui-monospace,monospace;font-size:.8rem;line-height:1.45}"
     ".lm-source{flex:2;min-width:0}.lm-converted{flex:3;min-width:0}"
     ".lm-wide .lm-source{flex:0 0 auto;max-width:60%}.lm-wide .lm-converted{flex:1 1 0}"
-    ".lm-row{white-space:pre;padding:0 8px;width:max-content;min-width:100%;"
-    "box-sizing:border-box}"
-    ".lm-num{display:inline-block;width:2.6em;color:#999;user-select:none}"
+    ".lm-row{white-space:pre-wrap;overflow-wrap:anywhere;padding:0 8px 0 calc(8px + 2.6em);"
+    "text-indent:-2.6em;box-sizing:border-box}"
+    ".lm-num{display:inline-block;width:2.6em;text-indent:0;color:#999;user-select:none}"
     ".lm-selected{outline:2px solid #d62728;outline-offset:-2px}"
 )

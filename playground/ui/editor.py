@@ -29,7 +29,8 @@ ACE_OPTIONS = {
     "navigateWithinSoftTabs": True,
     "fontFamily": '"Source Code Pro", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
     "fontSize": 13,
-    "wrap": False,
+    "wrap": True,  # soft wrap: every line read in full at 1400x900 (issue 42)
+    "indentedSoftWrap": True,
     "showPrintMargin": False,
     "highlightActiveLine": True,
     "minLines": 14,

@@ -51,6 +51,18 @@ def gutter_marks(page, kind: str = "error"):
     return editor(page).locator(f".ace_gutter-cell.ace_{kind}")
 
 
+def axis_ticks(page) -> list[dict]:  # type: ignore[no-untyped-def]
+    """Every drawn axis of every chart in the page: its title and its tick labels."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot =>
+             ['x', 'y'].flatMap(axis => [...plot.querySelectorAll(`.${axis}axislayer-above`)].map(layer => {
+               const title = plot.querySelector(`.g-${axis}title`);
+               return {title: title ? title.textContent : '',
+                       ticks: [...layer.querySelectorAll('text')].map(t => t.textContent)};
+             })))"""
+    )
+
+
 def open_tab(page, label: str) -> None:
     page.get_by_role("tab", name=label).click()
 
@@ -134,6 +146,10 @@ def test_timing_and_problems_tabs(page, server) -> None:
     sweep = charts.filter(has_text="Time per call vs x dim 0").first
     expect(sweep.locator(".main-svg").first).to_be_visible()
     expect(sweep).to_contain_text("3 traces")  # each size retraced the one graph instance
+    timed = [axis for axis in axis_ticks(page) if re.search(r"time|µs|\bms\b", axis["title"], re.I)]
+    assert len(timed) >= 3, timed  # steady state, first call, the sweep
+    for axis in timed:  # a log axis of plotly's own would read "2 3 4 ... 9" between decades
+        assert axis["ticks"] and all(re.search(r"\d ?(ns|µs|ms|s)$", t) for t in axis["ticks"]), axis
     page.screenshot(path=str(SHOTS / "timing.png"), full_page=True)
 
     type_code(page, BROKEN)

@@ -8,7 +8,7 @@ import streamlit as st
 from ...contract.i18n import _
 from ...contract.job import SweepPoint, Timing
 from ...contract.reasons import mode_name
-from ...reports.figures import COLOURS, log_ticks
+from ...reports.figures import COLOURS, label_log_axis
 from ...reports.safe_text import markdown_literal, plotly_text
 from .. import keys
 
@@ -115,8 +115,7 @@ def sweep_figure(timing: Timing, device: str) -> go.Figure:
         figure.update_xaxes(tickvals=sizes, ticktext=[str(s) for s in sizes])
     times = [y for trace in figure.data for y in trace.y if y and y > 0]
     if times:
-        ticks = log_ticks(times)
-        figure.update_yaxes(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+        label_log_axis(figure, times, "µs")
     return figure
 
 

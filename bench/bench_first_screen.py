@@ -1,0 +1,93 @@
+"""The first screen and the presenter's steps (issue 42), by the page's own clock (page_clock.py).
+
+  first result   page open -> the first example's result in the page (its recording, drawn
+                 before any Run), against the floor: a bare Streamlit page's button, each on a
+                 fresh server `--settle` seconds after it is healthy. Pairs (floor, app) are
+                 timed and the verdict takes the median of their differences.
+                 Target: <= floor + 1.0 s.
+  presenter Next at 1280x720 in presenter mode on a warm server: the press of Next -> the next
+                 example and a result on stage together, for `--steps` steps; between steps
+                 the page finishes the live run each step starts. Target: every step <= 1.0 s.
+
+Usage: /opt/tf-playground/venv/bin/python bench/bench_first_screen.py [--visits 3] [--steps 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import statistics
+import sys
+import time
+
+import page_clock
+from bench_ui import QUIET_S, cpu_model, first_page, listed, since_open, verdict  # also sets sys.path
+from browser_support import IDLE
+
+REAL = "ui_support:real_or_subprocess"
+
+
+def floor_first(settle_s: float) -> float:
+    with first_page(settle_s, script="bench/floor_app.py") as (page, _url):
+        return since_open(page, page_clock.wait_for(page, "button"))
+
+
+def app_first(settle_s: float) -> float:
+    with first_page(settle_s, "/", executor=REAL) as (page, _url):
+        return since_open(page, page_clock.wait_for(page, "recorded"))
+
+
+def presenter_steps(settle_s: float, steps: int) -> list[tuple[str, float]]:
+    """(slug, seconds from the press of Next to that example and a result on stage) per step."""
+    from playground.gallery import article
+
+    with first_page(settle_s, "/?present=1", executor=REAL, viewport=(1280, 720)) as (page, _url):
+        page_clock.wait_for(page, "recorded")
+        page.wait_for_selector(IDLE)
+        slug = page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
+            ".map(c => c.textContent.trim()).find(t => /^Example \\d+ of/.test(t)).split(': ').pop()"
+        )
+        times = []
+        for _ in range(steps):
+            slug = article.neighbour(slug, 1)
+            if slug is None:
+                break
+            page_clock.expect_step(page, slug)
+            pressed = page.evaluate("() => performance.timeOrigin + performance.now()")
+            page.locator(".st-key-present_next button").click()
+            shown = page_clock.wait_for(page, f"step {slug}")
+            times.append((slug, (shown - pressed) / 1000))
+            page.wait_for_selector(IDLE, timeout=120_000)  # the live run the step started
+            time.sleep(QUIET_S)
+        return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--visits", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--settle", type=float, default=10.0, help="seconds after the server is healthy")
+    options = parser.parse_args()
+    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {cpu_model()}")
+    floors, apps = [], []
+    for _ in range(options.visits):
+        floors.append(floor_first(options.settle))
+        apps.append(app_first(options.settle))
+    differences = [a - f for a, f in zip(apps, floors)]
+    over = statistics.median(differences)
+    print(f"floor: page open -> button           {listed(floors)} s")
+    print(f"app:   page open -> first result     {listed(apps)} s")
+    print(f"first result - floor, median {over:.2f} s  {verdict(over, 1.0)} 1.0 s")
+    steps = presenter_steps(options.settle, options.steps)
+    for slug, seconds in steps:
+        print(f"presenter Next -> {slug:32} {seconds:.2f} s")
+    worst = max(s for _slug, s in steps)
+    print(f"presenter Next, slowest of {len(steps)}: {worst:.2f} s  {verdict(worst, 1.0)} 1.0 s")
+    return 0 if over <= 1.0 and worst <= 1.0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""The screens a room and a phone see (issue 42), in Debian's Chromium: the first screen at
+1400x900 with a result before any Run and every line of the code views readable, presenter
+mode at 1280x720 with the code, the call plan and the result on one screen, in both languages,
+and the screenshots in SHOTS, looked at. (Every time axis with its unit on each tick: the
+timing test in test_browser.py.)"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browser_support import IDLE, SHOTS, USES_CHROMIUM, chromium_page, server, wait_idle  # noqa: F401 - fixture
+
+from playground import gallery
+from playground.contract import i18n
+
+pytestmark = USES_CHROMIUM
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = sync_api.expect
+expect.set_options(timeout=20_000)
+
+LANGUAGES = {"en": "en", "zh": "zh_CN"}
+RECORDED = (
+    "Recorded result of this example (TensorFlow {version} on {device}): press **Run** for a live run here."
+)
+
+
+def recorded_caption(language: str) -> str:
+    """The first words of the caption a recorded result carries, in the page's language."""
+    with i18n.using(LANGUAGES[language]):
+        return re.split(r"[（(]", i18n._(RECORDED))[0].strip()
+
+
+def widest(count: int) -> list[str]:
+    """The gallery's examples whose code has the longest lines: where a code view would clip."""
+    ranked = sorted(gallery.EXAMPLES, key=lambda e: -max(map(len, e.source.splitlines())))
+    return [e.slug for e in ranked][:count]
+
+
+def widest_converted(count: int) -> list[str]:
+    """The examples whose recorded converted code has the longest lines."""
+    from playground.gallery import recorded
+
+    def longest(slug: str) -> int:
+        report = recorded.recorded(slug, "en")
+        code = [f.converted_code for f in report.functions if f.converted_code] if report else []
+        return max((len(line) for text in code for line in text.splitlines()), default=0)
+
+    return sorted((e.slug for e in gallery.EXAMPLES), key=lambda s: -longest(s))[:count]
+
+
+def clipped_lines(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every code view in the page whose content is wider than its box (a line cut at the edge):
+    the editor (Ace's own measure) and both panes of the converted-code view."""
+    return page.evaluate(
+        """() => {
+        const out = [];
+        for (const el of document.querySelectorAll('.ace_editor')) {
+          const r = el.env && el.env.editor && el.env.editor.renderer;
+          if (r && r.scrollBarH && r.scrollBarH.isVisible) out.push('editor');
+        }
+        for (const pane of document.querySelectorAll('.lm-pane')) {
+          if (pane.scrollWidth > pane.clientWidth + 1) out.push(pane.className);
+          for (const row of pane.querySelectorAll('.lm-row'))
+            if (row.scrollWidth > row.clientWidth + 1) { out.push(row.textContent.slice(0, 60)); break; }
+        }
+        return out;
+      }"""
+    )
+
+
+def open_tab(page, name: str, language: str) -> None:  # type: ignore[no-untyped-def]
+    from playground.ui.results import tab_label
+
+    with i18n.using(LANGUAGES[language]):
+        label = tab_label(name)
+    page.get_by_role("tab", name=label).click()
+    wait_idle(page)
+
+
+def in_view(page, locator, height: int) -> bool:  # type: ignore[no-untyped-def]
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 40) <= height
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_first_screen_at_1400x900_has_a_result_and_every_code_line_whole(server, language) -> None:
+    with chromium_page(1400, 900) as page:
+        page.goto(f"{server}/?lang={language}")
+        caption = page.get_by_text(recorded_caption(language))
+        expect(caption.first).to_be_visible()  # a result, before any Run
+        wait_idle(page)
+        assert in_view(page, page.locator(".st-key-run button"), 900)
+        page.screenshot(path=str(SHOTS / f"first-screen-1400x900-{language}.png"))
+        for slug in dict.fromkeys(widest(3) + widest_converted(3)):
+            page.goto(f"{server}/?lang={language}&example={slug}")
+            expect(caption.first).to_be_visible()
+            wait_idle(page)
+            open_tab(page, "Converted code", language)
+            expect(page.locator(".lm-pane").first).to_be_visible()
+            assert clipped_lines(page) == [], slug
+        # The last of them (its longest converted line), as the page draws it below the inputs.
+        page.locator(".lm").first.screenshot(path=str(SHOTS / f"converted-1400x900-{language}.png"))
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_presenter_at_1280x720_has_the_code_the_plan_and_the_result_on_one_screen(server, language) -> None:
+    with chromium_page(1280, 720) as page:
+        page.goto(f"{server}/?lang={language}&present=1&example=python-scalar-arg")
+        expect(page.get_by_text(recorded_caption(language)).first).to_be_visible()
+        page.wait_for_selector(IDLE)  # not wait_idle: the editor is folded away on stage
+        stage = page.locator(".st-key-presenter_stage")
+        blocks = stage.locator("[data-testid='stCode']")
+        code, plan = blocks.nth(0), blocks.nth(1)
+        assert plan.inner_text().splitlines() == list(gallery.BY_SLUG["python-scalar-arg"].calls)
+        result = page.locator("[data-testid='stMetric'], [data-testid='stPlotlyChart']").first
+        for what, locator in (("code", code), ("call plan", plan), ("result", result)):
+            assert in_view(page, locator, 720), what
+        nav = [
+            page.locator(f".st-key-{key} button").first.bounding_box()
+            for key in ("present_previous", "present_next", "run")
+        ]
+        assert len({round(box["y"] + box["height"] / 2) for box in nav if box}) == 1, nav  # one row
+        page.screenshot(path=str(SHOTS / f"presenter-1280x720-{language}.png"))
