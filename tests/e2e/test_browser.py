@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
 
 import pytest
-import repo_paths
 from browser_support import (  # noqa: F401 - fixtures
     EDITOR,
     IDLE,
@@ -35,7 +33,6 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 expect = sync_api.expect
 expect.set_options(timeout=20_000)  # the shared 2-core machine draws charts slowly under load
 
-ROOT = repo_paths.ROOT
 
 NEW_SOURCE = """import tensorflow as tf
 
@@ -85,8 +82,6 @@ def test_retracing_example_runs_and_renders_charts(page, server) -> None:
     open_tab(page, "Traces")
     page.set_viewport_size({"width": 1500, "height": 1300})
     page.screenshot(path=str(SHOTS / "readme.png"))
-    if os.environ.get("PLAYGROUND_UPDATE_SCREENSHOT"):  # refresh the README's picture on demand
-        page.screenshot(path=str(ROOT / "docs" / "screenshot.png"))
 
 
 def test_type_new_function_and_plan(page, server) -> None:

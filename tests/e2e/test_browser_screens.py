@@ -6,15 +6,20 @@ timing test in test_browser.py.)"""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
+import repo_paths
 from browser_support import IDLE, SHOTS, USES_CHROMIUM, chromium_page, server, wait_idle  # noqa: F401 - fixture
 
 from playground import gallery
 from playground.contract import i18n
 
 pytestmark = USES_CHROMIUM
+# PLAYGROUND_UPDATE_SCREENSHOT=1 refreshes the docs' pictures (README, docs/gallery.md) from these.
+UPDATE_DOCS = bool(os.environ.get("PLAYGROUND_UPDATE_SCREENSHOT"))
+DOCS = repo_paths.ROOT / "docs"
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = sync_api.expect
 expect.set_options(timeout=20_000)
@@ -92,6 +97,8 @@ def test_the_first_screen_at_1400x900_has_a_result_and_every_code_line_whole(ser
         wait_idle(page)
         assert in_view(page, page.locator(".st-key-run button"), 900)
         page.screenshot(path=str(SHOTS / f"first-screen-1400x900-{language}.png"))
+        if UPDATE_DOCS and language == "en":
+            page.screenshot(path=str(DOCS / "screenshot.png"))
         for slug in dict.fromkeys(widest(3) + widest_converted(3)):
             page.goto(f"{server}/?lang={language}&example={slug}")
             expect(caption.first).to_be_visible()
@@ -122,3 +129,5 @@ def test_presenter_at_1280x720_has_the_code_the_plan_and_the_result_on_one_scree
         ]
         assert len({round(box["y"] + box["height"] / 2) for box in nav if box}) == 1, nav  # one row
         page.screenshot(path=str(SHOTS / f"presenter-1280x720-{language}.png"))
+        if UPDATE_DOCS and language == "en":
+            page.screenshot(path=str(DOCS / "presenter.png"))
