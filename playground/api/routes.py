@@ -26,17 +26,24 @@ from starlette.routing import Route
 from .. import gallery
 from ..contract import i18n, job_request, share_link, versions
 from ..contract.config import Settings
-from ..contract.errors import Cancelled, LimitError, PlaygroundError, SandboxError, WarmingUp
+from ..contract.errors import (
+    Cancelled,
+    LimitError,
+    Maintenance,
+    PlaygroundError,
+    SandboxError,
+    WarmingUp,
+)
 from ..contract.i18n import _
 from ..contract.job import Job, Report, to_dict
 from ..contract.job_request import FieldError, JobRequest
 from ..contract.protocol import OnEvent
 from ..front_door import identity
 from ..reports import compare as comparing
-from ..runs import shared
+from ..runs import metrics, shared
 from ..runs.service import log_run
 from . import body as bodies
-from . import openapi
+from . import openapi, operator_metrics
 from .body import Answer
 
 PREFIX = "/api/v1"
@@ -56,6 +63,7 @@ def _served() -> tuple[Route, ...]:
         Route(f"{PREFIX}/examples/{{name}}", example, methods=["GET"]),
         Route(f"{PREFIX}/versions", installed_versions, methods=["GET"]),
         Route(f"{PREFIX}/ready", ready, methods=["GET"]),
+        Route("/metrics", operator_metrics.metrics_page, methods=["GET"]),
         Route(f"{PREFIX}/openapi.json", document, methods=["GET"]),
     )
 
@@ -213,7 +221,7 @@ def _run(
 def refusal_of(error: BaseException) -> Refusal:
     if isinstance(error, Refusal):
         return error
-    if isinstance(error, WarmingUp):  # the server's state, not the client's limit
+    if isinstance(error, (WarmingUp, Maintenance)):  # the server's state, not the client's limit
         return Refusal(503, str(error), retry_after_s=error.retry_after_s)
     if isinstance(error, LimitError):
         return Refusal(429, str(error), retry_after_s=error.retry_after_s or 5.0)
@@ -311,6 +319,10 @@ class _Stream(StreamingResponse):
             await self.lines.aclose()
 
 
+_STREAMS = [0]  # open NDJSON streams (one event loop: no lock), for /metrics
+metrics.gauge("playground_api_streams", "Open API streams (NDJSON).", lambda: _STREAMS[0])
+
+
 async def _stream(
     relay: _Relay,
     job: Job,
@@ -324,6 +336,7 @@ async def _stream(
     "compare", or "error" with the refusal). A client that reads slowly gets the newest
     events (at most STREAM_EVENTS wait); one that leaves stops its job (Cancelled)."""
     done = in_thread(lambda: run(job, spec, job_b, client, relay.put))
+    _STREAMS[0] += 1
     try:
         while not done.done():
             woken = asyncio.ensure_future(relay.wake.wait())
@@ -337,6 +350,7 @@ async def _stream(
         while (event := relay.pop()) is not None:
             yield _line(event)
     finally:
+        _STREAMS[0] -= 1
         relay.gone = True  # closed or cancelled: the job's next event stops it
         done.add_done_callback(_outcome_read)
     try:
@@ -442,7 +456,13 @@ async def installed_versions(request: Request) -> Response:
 async def ready(request: Request) -> Response:
     """Whether Runs are taken: 503 with Retry-After while the sandbox warms up (a readiness
     probe for a load balancer, and for tests that start a server)."""
-    left = shared.executor().warming_s()
+    executor = shared.executor()
+    message = executor.maintenance()
+    if message is not None:
+        return Answer(
+            {"ready": False, "maintenance": message}, status_code=503, headers={"Retry-After": "60"}
+        )
+    left = executor.warming_s()
     if left is None:
         return Answer({"ready": True})
     return Answer(

@@ -70,6 +70,9 @@ class Settings:
     allowed_origins: str = ""  # PLAYGROUND_ALLOWED_ORIGINS, https://a.org,https://b.org
     # The HTTP API (playground/api/, docs/api.md)
     api_tokens: str = ""  # PLAYGROUND_API_TOKENS, ci=SECRET,bot=SECRET2: each its own client
+    # The operator's view (docs/hosting.md)
+    metrics_allow: str = "127.0.0.1/32,::1/128"  # PLAYGROUND_METRICS_ALLOW, who may GET /metrics
+    maintenance_file: str = ""  # PLAYGROUND_MAINTENANCE_FILE: while it exists, no new Runs
 
     @property
     def background_slots(self) -> int:

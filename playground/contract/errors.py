@@ -6,7 +6,8 @@
     ├── SourceError(ValueError)     the pasted source does not compile or fails at import
     ├── EntryError(LookupError)     the --function entry is missing or not callable
     ├── LimitError(RuntimeError)    a service limit (source size, calls per plan, rate, queue full)
-    │   └── WarmingUp               the server has just started: its sandbox is loading TensorFlow
+    │   ├── WarmingUp               the server has just started: its sandbox is loading TensorFlow
+    │   └── Maintenance             the operator has closed the server to new Runs, with a message
     ├── SandboxError(RuntimeError)  the sandbox could not run the job at all
     └── Cancelled(RuntimeError)     the client went away; raised from its on_event to stop the job
 
@@ -50,6 +51,11 @@ class LimitError(PlaygroundError, RuntimeError):
 class WarmingUp(LimitError):
     """No Run is taken until the sandbox has imported TensorFlow once (a first Run would pay
     that import); `retry_after_s` is the estimate of the time left."""
+
+
+class Maintenance(LimitError):
+    """The operator's maintenance mode (PLAYGROUND_MAINTENANCE_FILE exists): new Runs are
+    refused with the file's text; Runs already started finish."""
 
 
 class SandboxError(PlaygroundError, RuntimeError):

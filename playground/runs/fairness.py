@@ -31,11 +31,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..contract.config import Settings
-from ..contract.errors import Cancelled, LimitError, WarmingUp
+from ..contract.errors import Cancelled, LimitError, Maintenance, WarmingUp
 from ..contract.i18n import _
 from ..contract.job import Job, Report
 from ..contract.job_control import JobControl
 from ..contract.protocol import OnEvent, Queued, as_event
+from . import metrics
 from .executor import Executor, warming_s
 
 WINDOW_S = 60.0
@@ -212,6 +213,11 @@ class FairQueue:
             self._admit()
             self._cond.notify_all()
 
+    def stats(self) -> dict:
+        """Jobs waiting for a slot and jobs holding one, now (for /metrics)."""
+        with self._cond:
+            return {"waiting": len(self._waiting), "running": sum(self._running.values())}
+
     def billed(self, client: str) -> list[float]:
         """The sandbox seconds billed to `client` for each run that ended in the last minute."""
         with self._cond:
@@ -235,9 +241,10 @@ def _recent(stamps: collections.deque | None, now: float, key: Callable = lambda
 class FairExecutor:
     """An executor behind the fair queue: submit(job, on_event, client=...)."""
 
-    def __init__(self, executor: Executor, limits: ClientLimits) -> None:
+    def __init__(self, executor: Executor, limits: ClientLimits, maintenance_file: str = "") -> None:
         self.executor = executor
         self.queue = FairQueue(limits)
+        self.maintenance_file = maintenance_file
 
     def submit(
         self,
@@ -247,14 +254,15 @@ class FairExecutor:
         control: JobControl | None = None,
     ) -> Report:
         emit = on_event or (lambda event: None)
-        self.refuse_while_warming()
+        self.admit()
         ticket = self.queue.enter(client)
-        started: float | None = None  # set once the job holds a slot
+        entered, started = time.monotonic(), None  # started: once the job holds a slot
         try:
             self.queue.wait(ticket, emit)
             if control is not None and control.stop.is_set():  # stopped while it waited
                 raise Cancelled(_("Stopped before it started."))
             started = time.monotonic()
+            metrics.WAITING.observe(started - entered)
             relay = lambda event: self._relay(ticket, event, emit)  # noqa: E731
             return self.executor.submit(job, relay, control) if control else self.executor.submit(job, relay)
         finally:
@@ -262,14 +270,42 @@ class FairExecutor:
             # worker's to forge, and a cancelled or failed run still used its time.
             charged = time.monotonic() - started if started is not None else 0.0
             self.queue.leave(ticket, charged)
+            if started is not None:
+                metrics.RUNNING.observe(charged)
 
     def warming_s(self) -> float | None:
         return warming_s(self.executor)
 
+    def stats(self) -> list[dict]:
+        """The fair queue's numbers, then the executor's (one dict per pool), for /metrics."""
+        inner = getattr(self.executor, "stats", None)
+        return [self.queue.stats(), *(inner() if callable(inner) else [])]
+
+    def maintenance(self) -> str | None:
+        """The operator's message while PLAYGROUND_MAINTENANCE_FILE exists (its first 500
+        characters, or a plain sentence for an empty file); None: open."""
+        if not self.maintenance_file:
+            return None
+        try:
+            with open(self.maintenance_file, encoding="utf-8", errors="replace") as file:
+                text = " ".join(file.read(2000).split())[:500]
+        except FileNotFoundError:
+            return None
+        except OSError:  # there but unreadable: closed all the same
+            text = ""
+        return text or _("The playground is closed for maintenance; please come back later.")
+
+    def admit(self) -> None:
+        """Before any queueing, for every door (the page, the API): the operator's maintenance
+        mode, then the warm-up. Runs already admitted are not touched."""
+        message = self.maintenance()
+        if message is not None:
+            raise Maintenance(message, retry_after_s=60.0)
+        self.refuse_while_warming()
+
     def refuse_while_warming(self) -> None:
         """A server just started takes no Run until its sandbox has imported TensorFlow: the
-        first visitor would wait for that import inside their Run. Every door (the page, the
-        API) comes through here."""
+        first visitor would wait for that import inside their Run."""
         left = self.warming_s()
         if left is not None:
             raise WarmingUp(

@@ -3,29 +3,38 @@ line per run (who, how long, how it ended, how isolated; never the user's code).
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import json
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 
-from ..contract.errors import SandboxError
+from ..contract.errors import Cancelled, LimitError, Maintenance, SandboxError, SpecError, WarmingUp
 from ..contract.job import Job, Report
 from ..contract.job_control import JobControl
+from . import metrics
 from .executor import Executor, OnEvent, warming_s
 
 log = logging.getLogger("playground.runs")
 
 
 def configure_logging() -> None:
-    """Run lines to stderr, once per process (Streamlit reruns the page script on every click)."""
+    """Logs to stderr, once per process (Streamlit reruns the page script on every click): the
+    run lines as bare JSON lines (each carries its own time), the rest as text."""
     root = logging.getLogger("playground")
     if not any(getattr(h, "_playground", False) for h in root.handlers):
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         handler._playground = True  # type: ignore[attr-defined]
+        handler.addFilter(lambda record: record.name != log.name)  # those have their own
         root.addHandler(handler)
         root.setLevel(logging.INFO)
+        runs = logging.StreamHandler()
+        runs.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(runs)
 
 
 class RestartingExecutor:
@@ -67,6 +76,10 @@ class RestartingExecutor:
     def warming_s(self) -> float | None:
         return warming_s(self._current())
 
+    def stats(self) -> list[dict]:
+        inner = getattr(self._current(), "stats", None)
+        return [*(inner() if callable(inner) else []), {"restarts": self.restarts}]
+
     def close(self) -> None:
         with self._lock:
             executor, self._executor = self._executor, None
@@ -87,24 +100,45 @@ def log_run(
     error: BaseException | None = None,
     client: str = "",
 ) -> str:
-    duration = time.monotonic() - started
-    who = f"client={session_tag(client)} " if client else ""
+    """The one log line per Run, a JSON object (docs/hosting.md says what it holds and what it
+    never holds: the code, the address), and the Run counted for /metrics. Returns the line."""
+    record: dict[str, object] = {
+        "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds"),
+        "event": "run",
+        "request": uuid.uuid4().hex[:12],
+        "client": session_tag(client) if client else None,
+        "session": session_tag(session_id),
+        "duration_s": round(time.monotonic() - started, 3),
+    }
     if report is not None:
-        isolation = report.sandbox.isolation if report.sandbox else "unknown"
-        line = (
-            f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
-            f"status={report.status} isolation={isolation} traces={report.tracing_count} "
-            f"executor={report.executor.kind if report.executor else 'unknown'}"
-            + (
-                f" sandbox_cpu={report.sandbox.cpu_s:.2f}s"
-                if report.sandbox and report.sandbox.cpu_s is not None
-                else ""
-            )
+        metrics.count_run(report.status)
+        record.update(
+            outcome=report.status,
+            isolation=report.sandbox.isolation if report.sandbox else None,
+            traces=report.tracing_count,
+            executor=report.executor.kind if report.executor else None,
+            sandbox_cpu_s=report.sandbox.cpu_s if report.sandbox else None,
         )
     else:
-        line = (
-            f"run {who}session={session_tag(session_id)} duration={duration:.2f}s "
-            f"status=refused reason={type(error).__name__ if error else 'unknown'}"
-        )
+        reason = refusal_reason(error)
+        metrics.count_refusal(reason)
+        record.update(outcome="refused", reason=reason)
+    line = json.dumps(record, separators=(",", ":"))
     log.info(line)
     return line
+
+
+# Most specific first: WarmingUp and Maintenance are LimitErrors.
+_REASONS: tuple[tuple[type[BaseException], str], ...] = (
+    (WarmingUp, "warming"),
+    (Maintenance, "maintenance"),
+    (Cancelled, "cancelled"),
+    (LimitError, "limit"),
+    (SandboxError, "sandbox"),
+    (SpecError, "invalid"),
+)
+
+
+def refusal_reason(error: BaseException | None) -> str:
+    """A Run that ended without a report, in one word of a fixed set (a metrics label)."""
+    return next((word for kind, word in _REASONS if isinstance(error, kind)), "other")

@@ -9,6 +9,7 @@ import os
 import threading
 
 from ..contract.config import Settings
+from . import metrics
 from .executor import make_executor
 from .fairness import ClientLimits, FairExecutor
 from .service import RestartingExecutor
@@ -38,4 +39,6 @@ def _make(factory: str) -> FairExecutor:
         inner = getattr(importlib.import_module(module), name)()
     else:
         inner = RestartingExecutor(lambda: make_executor(settings))  # a dead pool is rebuilt
-    return FairExecutor(inner, ClientLimits.from_settings(settings))
+    made = FairExecutor(inner, ClientLimits.from_settings(settings), settings.maintenance_file)
+    metrics.executor_stats(made.stats)
+    return made

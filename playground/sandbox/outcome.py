@@ -30,6 +30,26 @@ NETWORK_TEXT = (
 )
 
 
+def kill_cause(outcome: Outcome) -> str | None:
+    """Why the host stopped a job or found it dead, from what the host saw, for /metrics; None:
+    the job reported. (finish words the same cases for the user.)"""
+    if outcome.report is not None:
+        return None
+    if outcome.malformed:
+        return "malformed"
+    if outcome.timed_out:
+        return "timeout"
+    if outcome.overflow:
+        return "output"
+    if outcome.crash is not None:
+        return "crash"
+    if outcome.signal == signal.SIGXCPU:
+        return "cpu"
+    if any(word in outcome.stderr for word in MEMORY_EVIDENCE):
+        return "memory"
+    return "signal" if outcome.signal is not None else "exit"
+
+
 def finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float, language: str = "en") -> Report:
     """Every run ends in a Report with a clear status, even when the worker left none; its
     messages in the job's language (this runs on the pool's thread, not the page's)."""

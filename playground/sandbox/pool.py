@@ -26,7 +26,7 @@ from ..contract.source_text import check_text
 from . import exports
 from .forked import NOTE as FORKED_NOTE
 from .forked import ForkedWorker, Zygotes, fork_wanted
-from .outcome import finish, sandbox_info
+from .outcome import finish, kill_cause, sandbox_info
 from .process import SandboxConfig, SandboxedWorker, WorkerProcess
 from .supervisor import supervise
 
@@ -49,6 +49,8 @@ class WorkerPool:
         self._last_error = ""
         self._closed = False
         self._walls: collections.deque[float] = collections.deque(maxlen=20)
+        self.starts, self.start_failures = 0, 0  # for /metrics (runs/metrics.py)
+        self.kills: collections.Counter[str] = collections.Counter()
         self._created = time.monotonic()
         self._warm_at: float | None = None  # when the first worker was ready
         self._zygotes = (
@@ -95,6 +97,9 @@ class WorkerPool:
                 self._cond.notify_all()
             threading.Thread(target=self._retire, args=(worker, False), daemon=True).start()
         self._walls.append(outcome.wall_s)
+        cause = kill_cause(outcome)
+        if cause is not None:
+            self.kills[cause] += 1
         report = finish(outcome, self._sandbox_info(worker, timeout), timeout, job.language)
         report = with_warm(report, warm)
         return exports.with_collected(report, *outcome.files.result())
@@ -173,6 +178,7 @@ class WorkerPool:
             with self._cond:
                 self._starting -= 1
                 self._failures += 1
+                self.start_failures += 1
                 self._last_error = str(e)
                 self._fill()
                 self._cond.notify_all()
@@ -180,6 +186,7 @@ class WorkerPool:
         with self._cond:
             self._starting -= 1
             self._failures = 0
+            self.starts += 1
             if self._warm_at is None:
                 self._warm_at = time.monotonic()
             if self._closed:
@@ -194,6 +201,19 @@ class WorkerPool:
         if self._warm_at is not None or self._closed or self._failures >= MAX_START_FAILURES:
             return None
         return max(1.0, WARM_UP_S - (time.monotonic() - self._created))
+
+    def stats(self) -> list[dict]:
+        """This pool's numbers now, for /metrics: warm workers, starts, kills by cause."""
+        with self._cond:
+            return [
+                {
+                    "ready": len(self._ready),
+                    "starts": self.starts,
+                    "start_failures": self.start_failures,
+                    "kills": dict(self.kills),
+                    "warming_s": self.warming_s() or 0.0,
+                }
+            ]
 
     def warm_after_s(self) -> float | None:
         """Seconds from the pool's start to its first warm worker, once there is one."""

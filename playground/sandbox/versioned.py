@@ -80,6 +80,9 @@ class VersionedPool:
     def warming_s(self) -> float | None:
         return self.default.warming_s()
 
+    def stats(self) -> list[dict]:
+        return [s for pool in (self.default, *list(self._pools.values())) for s in pool.stats()]
+
     def submit(self, job: Job, on_event: OnEvent | None = None, control: JobControl | None = None) -> Report:
         if not job.tf_version:  # the default: no need to read every venv's metadata per job
             return self.default.submit(job, on_event, control)

@@ -105,19 +105,19 @@ def main() -> None:
         options.panel(option_inputs)
         editor.file_opener(settings)
         claims_table.claims_panel(str(st.session_state.get(keys.EXAMPLE, "")))
-    warming = run.warming_s() is not None
+    shut = run.closed()
     if stage:  # its own layout, one script run per Run: the header shows the run's verdict
         with stage.run_area:
-            if warming:
-                run.warming_notice()
+            if shut:
+                run.closed_notice()
             run_button(settings)
         with outputs:
             result_area()
         stage.finish()
     else:
         with outputs:
-            if warming:
-                run.warming_notice()
+            if shut:
+                run.closed_notice()
             workbench(settings, wide)
     state.sync_url()
 

@@ -17,7 +17,7 @@ from ..contract.errors import PlaygroundError
 from ..contract.i18n import _
 from ..contract.job_control import JobControl
 from ..reports.safe_text import markdown_literal
-from ..runs import shared
+from ..runs import metrics, shared
 from ..runs.fairness import FairExecutor
 from ..runs.service import log_run
 from . import compare_run, export_zip, keys, request, state
@@ -47,6 +47,17 @@ def warm_at_start() -> None:
         pay_first_use_costs()
 
     threading.Thread(target=start, name="warm-pool", daemon=True).start()
+    metrics.gauge("playground_open_sessions", "Open page sessions (browser tabs).", open_sessions)
+
+
+def open_sessions() -> int:
+    """The page sessions Streamlit holds now (a private count: 0 where a Streamlit lacks it)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        return int(Runtime.instance()._session_mgr.num_active_sessions())
+    except Exception:  # noqa: BLE001 - another Streamlit: the gauge reads 0, the page is fine
+        return 0
 
 
 def pay_first_use_costs() -> None:
@@ -78,6 +89,28 @@ def warm() -> None:
         executor()
     except PlaygroundError as error:  # e.g. an unknown PLAYGROUND_EXECUTOR: say so at Run time
         st.session_state[keys.RUN_ERROR] = str(error)
+
+
+def maintenance() -> str | None:
+    """The operator's message while the server is closed to new Runs; None: open."""
+    try:
+        return executor().maintenance()
+    except PlaygroundError:
+        return None
+
+
+def closed() -> bool:
+    """No Run is taken now: maintenance, or the warm-up."""
+    return maintenance() is not None or warming_s() is not None
+
+
+def closed_notice() -> None:
+    """Above Run while it is closed: the operator's message, or the warm-up's count-down."""
+    message = maintenance()
+    if message is not None:
+        st.warning(markdown_literal(message), icon="🛠️")
+    elif warming_s() is not None:
+        warming_notice()
 
 
 def warming_s() -> float | None:
@@ -247,11 +280,11 @@ def run_button(settings: Settings, status: DeltaGenerator | None = None) -> bool
     """Draws the button; on a click (or a run requested: Ctrl+Enter in the editor, a presenter
     step), runs the job, stores the Result (or the error) and returns True. The run's live
     status goes to `status` (default: under the button)."""
-    warming = warming_s() is not None
-    # A Run asked for while warming (Ctrl+Enter, a presenter step) waits for the warm page rerun.
-    requested = not warming and bool(st.session_state.pop(keys.RUN_REQUESTED, False))
+    shut = closed()
+    # A Run asked for while closed (Ctrl+Enter, a presenter step) waits for the rerun that opens it.
+    requested = not shut and bool(st.session_state.pop(keys.RUN_REQUESTED, False))
     if (
-        not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch", disabled=warming)
+        not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch", disabled=shut)
         and not requested
     ):
         return False

@@ -195,6 +195,13 @@ def test_serves_tls_and_the_proxy_sets_the_client_headers(proxy) -> None:
     assert headers["host"] == "play.example:8443" and headers["x-forwarded-proto"] == "https"
 
 
+def test_the_operators_metrics_never_pass_the_public_proxy(proxy) -> None:
+    # The echo upstream answers 200 for any path: a 404 here is the proxy's own.
+    assert request(proxy, path="/metrics")[0] == 404
+    assert request(proxy, path="/metrics?name[]=playground_runs_total")[0] == 404
+    assert request(proxy, path="/_stcore/health")[0] == 200
+
+
 def test_scripts_are_compressed_for_a_browser_that_accepts_gzip(proxy) -> None:
     conn = open_connection(proxy)
     try:

@@ -776,3 +776,21 @@ def test_an_example_opens_on_its_recorded_result_and_the_tab_it_talks_about(app:
     assert metric(app, "Traces") == str(gallery.BY_SLUG["tf-print"].expect.tracing_count)  # recorded, no Run
     console = [c.value for c in next(t for t in app.tabs if t.label == "Console").code]
     assert sum(c.startswith("running with x = [") for c in console) == 3  # tf.print on every call
+
+
+def test_maintenance_closes_run_with_the_operators_words_and_reopens_it(monkeypatch, tmp_path) -> None:
+    from app_support import app_test
+
+    notice = tmp_path / "maintenance"
+    notice.write_text("Upgrading to TensorFlow 2.21.1: back at 14:00 UTC.")
+    monkeypatch.setenv("PLAYGROUND_MAINTENANCE_FILE", str(notice))
+    at = app_test(monkeypatch)
+    at.run()
+    assert [shown(w.value) for w in at.warning] == ["Upgrading to TensorFlow 2.21.1: back at 14:00 UTC."]
+    assert at.button(key=keys.RUN).disabled
+    assert any("Recorded result" in shown(c.value) for c in at.caption)  # the example's result still shows
+    notice.unlink()  # the operator reopens: the next page run takes Runs again
+    at.run()
+    assert not at.warning and not at.button(key=keys.RUN).disabled
+    at.button(key=keys.RUN).click().run()
+    assert at.session_state[keys.RESULT].report.status == "ok"

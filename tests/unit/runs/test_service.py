@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
+import json
 import logging
 import time
 
 import pytest
 
-from playground.contract.errors import LimitError, SandboxError
+from playground.contract.errors import LimitError, SandboxError, WarmingUp
 from playground.contract.job import ExecutorInfo, Job, Report, SandboxInfo
 from playground.runs.service import RestartingExecutor, log_run, session_tag
 
@@ -70,11 +72,19 @@ def test_user_limits_are_not_mistaken_for_a_dead_pool():
 
 def test_run_log_line_has_the_facts_and_no_code(caplog):
     caplog.set_level(logging.INFO, logger="playground.runs")
-    line = log_run("session-123", time.monotonic() - 0.5, report())
-    assert line.startswith(f"run session={session_tag('session-123')} duration=0.5")
-    assert "status=ok isolation=bubblewrap traces=0 executor=local" in line
-    refused = log_run("session-123", time.monotonic(), error=LimitError("busy"))
-    assert "status=refused reason=LimitError" in refused
+    line = json.loads(log_run("session-123", time.monotonic() - 0.5, report(), client="198.51.100.7"))
+    assert line["session"] == session_tag("session-123") and 0.5 <= line["duration_s"] < 1.0
+    assert line["client"] == session_tag("198.51.100.7") and len(line["request"]) == 12
+    assert (line["outcome"], line["isolation"], line["traces"], line["executor"]) == (
+        "ok",
+        "bubblewrap",
+        0,
+        "local",
+    )
+    assert datetime.datetime.fromisoformat(line["time"]).tzinfo is not None
+    refused = json.loads(log_run("session-123", time.monotonic(), error=LimitError("busy")))
+    assert (refused["outcome"], refused["reason"]) == ("refused", "limit")
+    assert json.loads(log_run("s", time.monotonic(), error=WarmingUp("soon")))["reason"] == "warming"
     logged = "\n".join(r.getMessage() for r in caplog.records)
-    assert "session-123" not in logged and "sk-do-not-log" not in logged
+    assert "session-123" not in logged and "sk-do-not-log" not in logged and "198.51.100.7" not in logged
     assert len(session_tag("a")) == 10 and session_tag("a") != session_tag("b")
