@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..contract import reasons
 from ..contract.i18n import _, sentences
-from ..contract.job import CallRecord, FunctionReport, Report
+from ..contract.job import CallRecord, FunctionReport, Numbers, Report
 from ..reports import tables
 from ..reports.safe_text import terminal_text
 
@@ -72,6 +72,8 @@ def render_function(f: FunctionReport) -> list[str]:
         lines.append("  " + _("HLO: {n} lines (use --json to see it)").format(n=len(f.hlo.splitlines())))
     if f.timing:
         lines += _timing_lines(f)
+    if f.numbers:
+        lines += _numbers_lines(f.numbers)
     if f.conversion_note:
         lines.append("  " + _("note: {note}").format(note=f.conversion_note))
     lines += ["  " + _("TF warning: {warning}").format(warning=w) for w in f.retracing_warnings]
@@ -109,6 +111,15 @@ def _timing_lines(f: FunctionReport) -> list[str]:
                 f"{v * 1e6:9.1f}" if v is not None else "        -" for v in (p.eager_s, p.graph_s, p.xla_s)
             ]
             lines.append(f"    {p.size:>7} {' '.join(cells)}   {p.graph_traces}")
+    return lines
+
+
+def _numbers_lines(numbers: Numbers) -> list[str]:
+    lines = ["  " + _("numbers: {summary}").format(summary=tables.numbers_summary(numbers))]
+    for row in tables.numbers_rows(numbers):
+        cells = list(row.values())
+        lines.append("    " + "  ".join(str(c) for c in cells if c != ""))
+    lines += ["    " + _("note: {note}").format(note=n) for n in numbers.notes]
     return lines
 
 

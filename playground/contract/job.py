@@ -16,6 +16,7 @@ from typing import Any, Literal
 from .options import RunOptions
 
 Status = Literal["ok", "error", "timeout", "memory", "killed"]
+Mode = Literal["eager", "graph", "xla"]
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,39 @@ class FunctionReport:
     calls_not_listed: int = 0  # a library's calls that reused a trace: counted, not listed
     trace_ops: list[int] = field(default_factory=list)  # op count of each graph in its cache
     tracing_s: float = 0.0  # time in the calls that traced (tracing, and the call itself)
+    numbers: Numbers | None = None  # outputs compared across eager, graph and XLA (--numbers)
+
+
+@dataclass(frozen=True)
+class NumbersDiff:
+    """One output of one call in two modes: `a` (the reference, eager first) against `b`."""
+
+    a: Mode
+    b: Mode
+    verdict: Literal["match", "differs", "mismatch", "failed"]
+    output: str = ""  # which output of a structure: "[1]", "['loss']"; "" for a single one
+    max_abs: float | None = None
+    max_rel: float | None = None
+    where: str = ""  # the element with the largest error: "[3, 1]"
+    a_value: str = ""  # the two values there
+    b_value: str = ""
+    note: str = ""  # shapes or dtypes that differ; the mode that raised, and why
+
+
+@dataclass(frozen=True)
+class NumbersCall:
+    index: int  # the call's number in the plan, from 0
+    args: str  # the call as written
+    diffs: list[NumbersDiff]
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """Each successful call's outputs, eager against graph against XLA (--numbers)."""
+
+    tolerance: float
+    calls: list[NumbersCall]
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,11 @@ def _device(value: str) -> None:
         raise SpecError(_("device must be one of: {choices}").format(choices=", ".join(DEVICES)))
 
 
+def _tolerance(value: float) -> None:
+    if not 0 < value < 1:
+        raise SpecError(_("the tolerance must be a number above 0 and below 1, e.g. 1e-5"))
+
+
 def option(
     default: Any,
     *,
@@ -88,6 +93,22 @@ class RunOptions:
         label=N_("Timing budget (s)"),
         help=N_("seconds of measurement per function (default 2)"),
         metavar="SECONDS",
+    )
+    numbers: bool = option(
+        False,
+        flags=("--numbers",),
+        param="num",
+        label=N_("Compare eager, graph and XLA outputs"),
+        help=N_("run each successful call eagerly, as a graph and under XLA, and compare the outputs"),
+    )
+    tolerance: float = option(
+        1e-5,
+        flags=("--tolerance",),
+        param="tol",
+        label=N_("Tolerance"),
+        help=N_("with --numbers: two outputs match when |a - b| <= tol + tol * |a| (default 1e-5)"),
+        metavar="TOL",
+        check=_tolerance,
     )
     sweep: str | None = option(
         None,

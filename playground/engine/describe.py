@@ -4,6 +4,7 @@ A failure in any view is a note on that view; the others still come back."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import inspect
 from collections.abc import Callable
@@ -12,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 from ..contract import i18n, specs
 from ..contract.errors import PlaygroundError
 from ..contract.i18n import _
-from ..contract.job import FunctionReport, Timing
+from ..contract.job import FunctionReport, Numbers, Timing
 from ..contract.protocol import TimingProgress, as_event
-from . import convert, graphs, timing
+from . import convert, graphs, numbers, timing
 from . import device as devices
 from .entry import source_function
 from .tracing import TrackedFunction, bare_report
@@ -51,6 +52,7 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
             notes += [hlo_note] if hlo_note else []
         if run.job.timing:
             measured = _time(run, tracked, args, kwargs, notes)
+    compared = _numbers(run, tracked, notes) if run.job.numbers and tracked.successes else None
     return FunctionReport(
         name=tracked.name,
         tracing_count=tracked.tracing_count,
@@ -66,7 +68,23 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         global_names=run.global_names.get(tracked, []),
         converted_code_lines=code_lines,
         made_at=tracked.made_at,
+        numbers=compared,
     )
+
+
+def _numbers(run: Execution, tracked: TrackedFunction, notes: list[str]) -> Numbers | None:
+    """The successful calls (the first MAX_REMEMBERED) again in each mode, outputs compared."""
+    signature = inspect.signature(tracked.python_function)
+    labels = {c.index: c.args for c in tracked.calls}
+    calls = []
+    for index, named, _result in tracked.successes:
+        bound = inspect.BoundArguments(signature, collections.OrderedDict(named))
+        calls.append((index, labels.get(index, ""), list(bound.args), dict(bound.kwargs)))
+    try:
+        return numbers.compare(tracked.python_function, tracked.options, calls, run.job.tolerance)
+    except Exception as e:  # noqa: BLE001 - a failure of ours must not lose the analysis
+        notes.append(_("comparing the numbers failed: {error}").format(error=f"{type(e).__name__}: {e}"))
+        return None
 
 
 def _time(

@@ -144,6 +144,9 @@ def function_html(function: FunctionReport, source: str) -> str:
     if function.hlo:
         lines = _("HLO: {n} lines").format(n=len(function.hlo.splitlines()))
         parts.append(f"<details><summary>{escape(lines)}</summary>{_pre(function.hlo)}</details>")
+    if function.numbers is not None:
+        parts.append(f"<p>{escape(tables.numbers_summary(function.numbers))}</p>")
+        parts.append(table(tables.numbers_rows(function.numbers), "tfp-numbers"))
     if function.timing is not None:
         parts.append(
             table(

@@ -4,8 +4,8 @@ one dict per row keyed by the column's name in the current language; no plotly, 
 from __future__ import annotations
 
 from ..contract import reasons
-from ..contract.i18n import _
-from ..contract.job import FunctionReport, ModeTiming, Timing
+from ..contract.i18n import N_, _
+from ..contract.job import FunctionReport, ModeTiming, Numbers, Timing
 from ..contract.reasons import mode_name
 
 
@@ -133,3 +133,58 @@ def mode_rows(timing: Timing, device: str) -> list[dict]:
                 None if m.peak_memory_bytes is None else round(m.peak_memory_bytes / 2**20, 2)
             )
     return rows
+
+
+VERDICTS = {
+    "match": N_("match"),
+    "differs": N_("differs"),
+    "mismatch": N_("shape or dtype differs"),
+    "failed": N_("a mode raised"),
+}
+
+
+def numbers_rows(numbers: Numbers) -> list[dict]:
+    """One row per call, pair of modes and output: the largest errors and where they are."""
+    return [
+        {
+            _("call"): call.index + 1,
+            _("arguments"): call.args,
+            _("modes"): _("{a} vs {b}").format(a=mode_name(d.a), b=mode_name(d.b)),
+            _("output"): d.output,
+            _("verdict"): _(VERDICTS[d.verdict]),
+            _("max abs error"): _scientific(d.max_abs),
+            _("max rel error"): _scientific(d.max_rel),
+            _("at"): d.where,
+            _("values there"): f"{d.a_value} / {d.b_value}" if d.a_value or d.b_value else d.note,
+        }
+        for call in numbers.calls
+        for d in call.diffs
+    ]
+
+
+def numbers_summary(numbers: Numbers) -> str:
+    """One sentence: every output within the tolerance, or which pair of modes differs most."""
+    diffs = [d for call in numbers.calls for d in call.diffs]
+    off = [d for d in diffs if d.verdict != "match"]
+    tolerance = f"{numbers.tolerance:g}"
+    if not off:
+        return _("Eager, graph and XLA agree within {tolerance} on all {n} output(s) compared.").format(
+            tolerance=tolerance, n=len(diffs)
+        )
+    worst = max(off, key=lambda d: (d.verdict != "differs", d.max_abs or 0.0))
+    return _("{n} of {total} comparison(s) beyond {tolerance}; the largest: {a} vs {b}, {error}.").format(
+        n=len(off),
+        total=len(diffs),
+        tolerance=tolerance,
+        a=mode_name(worst.a),
+        b=mode_name(worst.b),
+        error=(
+            _("{abs} at {where}").format(abs=_scientific(worst.max_abs), where=worst.where or "()")
+            if worst.verdict == "differs"
+            else worst.note or _(VERDICTS[worst.verdict])
+        ),
+    )
+
+
+def _scientific(value: float | None) -> str:
+    return "" if value is None else f"{value:.3g}"

@@ -16,7 +16,17 @@ from .plan import show_error
 
 TIMING_LABEL = BY_NAME["timing"].label  # named again by the Timing tab's hint
 # The options this panel lays out by hand; any other boolean option of the table gets a toggle.
-LAID_OUT = {"signature", "reduce_retracing", "jit_compile", "timing", "timing_budget_s", "sweep", "device"}
+LAID_OUT = {
+    "signature",
+    "reduce_retracing",
+    "jit_compile",
+    "timing",
+    "timing_budget_s",
+    "sweep",
+    "device",
+    "numbers",
+    "tolerance",
+}
 
 
 def gpu_present() -> bool:
@@ -121,6 +131,22 @@ def options(max_budget_s: float) -> None:
         show_error(keys.SWEEP)
     else:  # keep the text while the field is hidden (Streamlit drops unrendered widget state)
         folded.hold(keys.SWEEP, default="")
+    n1, n2 = st.columns(2)
+    with n1:
+        toggle("numbers")
+    if st.session_state.get("tolerance") is None:
+        st.session_state["tolerance"] = BY_NAME["tolerance"].default
+    # Always rendered (disabled when off) so its value survives toggling the comparison.
+    n2.number_input(
+        _(BY_NAME["tolerance"].label),
+        key="tolerance",
+        min_value=1e-12,
+        max_value=0.5,
+        format="%g",
+        help=_(BY_NAME["tolerance"].help),
+        disabled=not st.session_state.get("numbers"),
+    )
+    show_error("tolerance")
     st.toggle(
         _("Export SavedModel (and a TensorBoard graph log)"),
         key=keys.EXPORT,

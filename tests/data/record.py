@@ -46,6 +46,7 @@ for n in (1, 2, 3):
 JOBS = {
     "retracing": BY_SLUG["retracing"].job(),
     "retracing_timing": BY_SLUG["retracing"].job(timing=True, timing_budget_s=1.0, jit_compile=True),
+    "retracing_numbers": BY_SLUG["retracing"].job(numbers=True),  # the Timing tab's numbers table
     "retracing_sweep": BY_SLUG["retracing"].job(
         timing=True, timing_budget_s=1.0, jit_compile=True, sweep="x[0]=16,64,256,1024"
     ),

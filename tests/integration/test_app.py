@@ -794,3 +794,21 @@ def test_maintenance_closes_run_with_the_operators_words_and_reopens_it(monkeypa
     assert not at.warning and not at.button(key=keys.RUN).disabled
     at.button(key=keys.RUN).click().run()
     assert at.session_state[keys.RESULT].report.status == "ok"
+
+
+def test_numbers_side_by_side_fill_the_timing_tab_with_a_verdict_and_a_row_per_output(app: AppTest) -> None:
+    app.query_params["example"] = "retracing"
+    app.run()
+    app.session_state["numbers"] = True
+    app.button(key=keys.RUN).click().run()
+    numbers = app.session_state[keys.RESULT].report.functions[0].numbers
+    assert numbers is not None and len(numbers.calls) == 3
+    app.session_state[keys.RESULT_TAB] = "Timing"
+    app.run()
+    panel = tab(app, "Timing")
+    assert [shown(s.value) for s in panel.success][:1] == [
+        "Eager, graph and XLA agree within 1e-05 on all 9 output(s) compared."
+    ]
+    rows = panel.dataframe[0].value
+    assert len(rows) == 9 and set(rows["verdict"]) == {"match"}
+    assert "num" in app.query_params  # the share link carries it

@@ -29,6 +29,8 @@ def _key(job: Job) -> tuple:
         job.export,
         job.reduce_retracing,
         job.signature or None,
+        job.numbers,
+        job.tolerance,
     )
 
 

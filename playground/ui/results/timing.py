@@ -10,8 +10,9 @@ import json
 import streamlit as st
 
 from ...contract.i18n import N_, _
-from ...contract.job import FunctionReport, Report, Timing
+from ...contract.job import FunctionReport, Numbers, Report, Timing
 from ...contract.reasons import mode_name
+from ...reports import tables
 from ...reports.figures import distribution_figure, phases_figure, ratio_words
 from ...reports.safe_text import markdown_literal as md
 from ...reports.tables import mode_rows, modes
@@ -150,7 +151,19 @@ def charts(timing: Timing) -> None:
     st.plotly_chart(distribution_figure(timing, log=log, points=points), key=keys.TIMING_BOX, width="stretch")
 
 
+def numbers_section(numbers: Numbers) -> None:
+    """Eager against graph against XLA, output by output (--numbers)."""
+    summary = md(tables.numbers_summary(numbers))
+    off = any(d.verdict != "match" for c in numbers.calls for d in c.diffs)
+    (st.warning if off else st.success)(summary)
+    st.dataframe(tables.numbers_rows(numbers), hide_index=True, width="stretch")
+    for note in numbers.notes:
+        st.caption(md(note))
+
+
 def render(report: Report, function: FunctionReport | None) -> None:
+    if function is not None and function.numbers is not None:
+        numbers_section(function.numbers)
     timing = function.timing if function else None
     if timing is None:
         st.info(
