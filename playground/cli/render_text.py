@@ -68,6 +68,8 @@ def render_function(f: FunctionReport) -> list[str]:
     if f.concrete_signatures and not f.maker:  # a library's are in --json
         lines.append("  " + _("concrete signatures:"))
         lines += [f"    {s}" for s in f.concrete_signatures]
+    if f.xla:
+        lines += ["  XLA: " + sentence for _kind, sentence in tables.xla_findings(f.xla)]
     if f.hlo:
         lines.append("  " + _("HLO: {n} lines (use --json to see it)").format(n=len(f.hlo.splitlines())))
     if f.timing:

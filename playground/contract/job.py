@@ -172,6 +172,18 @@ class FunctionReport:
     trace_ops: list[int] = field(default_factory=list)  # op count of each graph in its cache
     tracing_s: float = 0.0  # time in the calls that traced (tracing, and the call itself)
     numbers: Numbers | None = None  # outputs compared across eager, graph and XLA (--numbers)
+    xla: XlaVerdict | None = None  # the ops XLA cannot take, and whether it compiled
+
+
+@dataclass(frozen=True)
+class XlaVerdict:
+    """What XLA can take of a function's graph, read before it compiles: the ops with no XLA
+    kernel on this device (each with the user's line), and with jit_compile on, whether XLA
+    really compiled it."""
+
+    device: str  # "XLA_CPU_JIT" or "XLA_GPU_JIT"
+    unsupported: list[GraphOp] = field(default_factory=list)  # in the graph's order
+    compiled: bool | None = None  # None: jit_compile was off, nothing was compiled
 
 
 @dataclass(frozen=True)

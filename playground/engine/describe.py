@@ -53,6 +53,13 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         if run.job.timing:
             measured = _time(run, tracked, args, kwargs, notes)
     compared = _numbers(run, tracked, notes) if run.job.numbers and tracked.successes else None
+    verdict = None
+    if graph is not None and (options.get("jit_compile") or run.job.timing or run.job.numbers):
+        jit = bool(options.get("jit_compile"))
+        try:
+            verdict = graphs.xla_verdict(graph, run.device, (hlo is not None) if jit else None)
+        except Exception as e:  # noqa: BLE001 - a failure of ours must not lose the analysis
+            notes.append(_("reading XLA's kernels failed: {error}").format(error=f"{type(e).__name__}: {e}"))
     return FunctionReport(
         name=tracked.name,
         tracing_count=tracked.tracing_count,
@@ -69,6 +76,7 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         converted_code_lines=code_lines,
         made_at=tracked.made_at,
         numbers=compared,
+        xla=verdict,
     )
 
 

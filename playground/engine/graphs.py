@@ -3,16 +3,18 @@ a graphviz drawing, and XLA's HLO through a separate tf.function so user counts 
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, meta_graph_pb2
+from tensorflow.python.framework import kernels
 from tensorflow.python.grappler import tf_optimizer
 
 from ..contract.i18n import N_, _, sentences
-from ..contract.job import GraphInfo, GraphOp
+from ..contract.job import GraphInfo, GraphOp, XlaVerdict
 from .frames import hide_paths
 
 MAX_DOT_NODES = 60
@@ -93,6 +95,34 @@ def graph_ops(graph: Any, filename: str, function: str = "", seen: set | None = 
             seen.add(name)
             ops += graph_ops(body, filename, str(name), seen)
     return ops
+
+
+# Not ops XLA compiles: a FuncGraph's arguments, and ordering-only nodes.
+_NOT_COMPILED = frozenset({"Placeholder", "NoOp"})
+
+
+def xla_verdict(info: GraphInfo, device: str, compiled: bool | None) -> XlaVerdict:
+    """The ops of the graph with no kernel for XLA's device here ("/GPU:0" or "/CPU:0"),
+    before anything compiles (XLA's own error names only the first it meets)."""
+    jit = "XLA_GPU_JIT" if "GPU" in device.upper() else "XLA_CPU_JIT"
+    _start_xla()
+    known: dict[str, bool] = {}
+    unsupported = []
+    for op in info.ops:
+        if op.type in _NOT_COMPILED:
+            continue
+        if op.type not in known:
+            registered = kernels.get_registered_kernels_for_op(op.type).kernel
+            known[op.type] = any(k.device_type == jit for k in registered)
+        if not known[op.type]:
+            unsupported.append(op)
+    return XlaVerdict(jit, unsupported, compiled)
+
+
+@functools.cache
+def _start_xla() -> None:
+    """XLA registers its kernels when its device first starts: one tiny compile, once."""
+    tf.function(lambda x: x + 1, jit_compile=True)(tf.constant(1.0))
 
 
 def _user_line(op: Any, filename: str) -> int | None:

@@ -141,6 +141,11 @@ def function_html(function: FunctionReport, source: str) -> str:
         parts.append(f"<p>{escape(_('note: {note}').format(note=function.conversion_note))}</p>")
     if function.graph is not None:
         parts.append(_graph_html(function))
+    if function.xla is not None:
+        parts += [
+            f'<p class="tfp-xla-{kind}">{escape(sentence)}</p>'
+            for kind, sentence in tables.xla_findings(function.xla)
+        ]
     if function.hlo:
         lines = _("HLO: {n} lines").format(n=len(function.hlo.splitlines()))
         parts.append(f"<details><summary>{escape(lines)}</summary>{_pre(function.hlo)}</details>")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..contract import reasons
 from ..contract.i18n import N_, _
-from ..contract.job import FunctionReport, ModeTiming, Numbers, Timing
+from ..contract.job import FunctionReport, ModeTiming, Numbers, Timing, XlaVerdict
 from ..contract.reasons import mode_name
 
 
@@ -188,3 +188,30 @@ def numbers_summary(numbers: Numbers) -> str:
 
 def _scientific(value: float | None) -> str:
     return "" if value is None else f"{value:.3g}"
+
+
+def xla_findings(verdict: XlaVerdict) -> list[tuple[str, str]]:
+    """(kind, sentence) for what XLA can take: kind "error" for what stops it, "ok" otherwise."""
+    found = []
+    if verdict.unsupported:
+        ops = "; ".join(
+            _("{op} at line {line}").format(op=op.type, line=op.line) if op.line else op.type
+            for op in verdict.unsupported[:12]
+        )
+        found.append(
+            (
+                "error",
+                _("XLA has no kernel on {device} for {n} op(s) of this graph: {ops}.").format(
+                    device=verdict.device, n=len(verdict.unsupported), ops=ops
+                ),
+            )
+        )
+    if verdict.compiled is True:
+        found.append(("ok", _("XLA compiled this function (jit_compile=True).")))
+    elif verdict.compiled is False:
+        found.append(("error", _("XLA did not compile this function: with jit_compile=True its calls fail.")))
+    elif not verdict.unsupported:
+        found.append(
+            ("ok", _("XLA has a kernel for every op of this graph: jit_compile=True would take it."))
+        )
+    return found

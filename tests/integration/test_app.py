@@ -812,3 +812,8 @@ def test_numbers_side_by_side_fill_the_timing_tab_with_a_verdict_and_a_row_per_o
     rows = panel.dataframe[0].value
     assert len(rows) == 9 and set(rows["verdict"]) == {"match"}
     assert "num" in app.query_params  # the share link carries it
+    app.session_state[keys.RESULT_TAB] = "Graph"
+    app.run()
+    assert [shown(s.value) for s in tab(app, "Graph").success] == [
+        "XLA has a kernel for every op of this graph: jit_compile=True would take it."
+    ]

@@ -7,6 +7,7 @@ import streamlit as st
 
 from ...contract.i18n import _
 from ...contract.job import FunctionReport, GraphInfo
+from ...reports import tables
 from ...reports.figures import count_axis, op_types_figure
 from ...reports.safe_text import graph_dot, markdown_literal, plotly_text
 from .. import keys
@@ -99,6 +100,9 @@ def render(function: FunctionReport | None, source: str = "") -> None:
                         "playground's engine writes."
                     )
                 )
+    if function and function.xla:
+        for kind, sentence in tables.xla_findings(function.xla):
+            (st.error if kind == "error" else st.success)(markdown_literal(sentence))
     if function and function.hlo:
         with st.expander("XLA HLO (jit_compile=True)"):
             st.code(function.hlo, language="text")

@@ -1,6 +1,7 @@
-"""Numbers side by side (--numbers, engine/numbers.py), against plain TensorFlow: the same inputs
-through TF's own eager, graph and XLA, and numpy's reading of their differences. XLA's CPU
-kernels approximate tanh and sum in another order, so eager against XLA differs by a little."""
+"""Numbers side by side (--numbers, engine/numbers.py) and XLA's verdict before it compiles
+(graphs.xla_verdict), against plain TensorFlow: the same inputs through TF's own eager, graph
+and XLA, numpy's reading of their differences, and XLA's own error. XLA's CPU kernels
+approximate tanh and sum in another order, so eager against XLA differs by a little."""
 
 from __future__ import annotations
 
@@ -101,3 +102,46 @@ def test_the_cli_text_and_the_notebook_view_say_it_in_one_sentence_and_a_row_eac
     assert text.count("float32[4096]") >= 3  # a row per pair of modes
     html = view.function_html(report.functions[0], source)
     assert "tfp-numbers" in html and "comparison(s) beyond 1e-09" in html
+
+
+STRINGY = """import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def describe(x):
+    text = tf.strings.format("x = {}", x)
+    size = tf.strings.length(text)
+    return tf.cast(size, tf.float32) + tf.reduce_sum(x)
+"""
+
+
+def test_xla_names_the_ops_it_cannot_take_before_compiling_and_tfs_error_names_the_first():
+    report = analyze(Job(source=STRINGY, function="describe", calls=["float32[3]"]))
+    verdict = report.functions[0].xla
+    assert verdict is not None and verdict.device == "XLA_CPU_JIT" and verdict.compiled is False
+    assert [(op.type, op.line) for op in verdict.unsupported] == [("StringFormat", 5), ("StringLength", 6)]
+    # Plain TF, the same function: XLA's error at compile time names the first of them, and its line.
+    scope: dict = {}
+    exec(compile(STRINGY, "describe.py", "exec"), scope)  # noqa: S102 - the test's own source
+    with pytest.raises(tf.errors.InvalidArgumentError) as error:
+        scope["describe"](tf.ones([3]))
+    message = str(error.value)
+    assert "XLA_CPU_JIT: StringFormat (No registered 'StringFormat'" in message
+    assert 'describe.py", line 5, in describe' in message
+
+
+def test_a_function_xla_takes_whole_has_no_unsupported_op_and_compiled():
+    source = (
+        "import tensorflow as tf\n\n@tf.function(jit_compile=True)\ndef f(x):\n    return tf.tanh(x) * 2.0\n"
+    )
+    verdict = analyze(Job(source=source, function="f", calls=["float32[3]"])).functions[0].xla
+    assert verdict is not None and verdict.unsupported == [] and verdict.compiled is True
+    off = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    return x\n"
+    assert analyze(Job(source=off, function="f", calls=["float32[3]"])).functions[0].xla is None
+
+
+def test_the_cli_text_names_what_xla_cannot_take():
+    from playground.cli import render_text
+
+    text = render_text.render(analyze(Job(source=STRINGY, function="describe", calls=["float32[3]"])))
+    assert "XLA: XLA has no kernel on XLA_CPU_JIT for 2 op(s) of this graph: StringFormat at line 5;" in text
+    assert "XLA did not compile this function" in text
