@@ -83,7 +83,12 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section("4.3", N_("Exceptions and locating errors"), "4.3 异常处理与错误定位", ("run-eagerly",)),
     Section("5.1", N_("Strategies for fewer traces"), "5.1 减少追踪次数的策略", ("signature-mismatch",)),
-    Section("5.2", N_("XLA compilation"), "5.2 XLA 编译：进一步压榨性能", ("xla",)),
+    Section(
+        "5.2",
+        N_("XLA compilation"),
+        "5.2 XLA 编译：进一步压榨性能",
+        ("xla", "xla-unsupported", "xla-numbers"),
+    ),
     Section(
         "7.2",
         N_("Debugging tools: experimental_relax_shapes"),

@@ -652,6 +652,54 @@ def dense(x, w):
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),
     Example(
+        slug="xla-unsupported",
+        tab="Graph",
+        title=N_("XLA cannot take every op: named before it compiles"),
+        explanation=N_(
+            "XLA compiles numbers, not strings: tf.strings ops have no XLA kernel, so "
+            "jit_compile=True fails at the first call. The Graph tab names every op XLA cannot "
+            "take, with its line, read from XLA's kernels before anything compiles; XLA's own "
+            "error names only the first it meets. Move such ops out of the compiled function."
+        ),
+        source="""import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def describe(x):
+    text = tf.strings.format("x = {}", x)
+    size = tf.strings.length(text)
+    return tf.cast(size, tf.float32) + tf.reduce_sum(x)
+""",
+        function="describe",
+        calls=("float32[3]",),
+        jit_compile=True,
+        article_claim=N_("XLA fuses ops; the gain depends on the workload."),
+        expect=Expectation(tracing_count=1, error_type="InvalidArgumentError"),
+    ),
+    Example(
+        slug="xla-numbers",
+        tab="Timing",
+        title=N_("Eager, graph and XLA: the same numbers?"),
+        explanation=N_(
+            "Compare outputs runs the call again eagerly, as a graph and under XLA, and compares "
+            "every element. Graph and eager agree exactly here; XLA's CPU kernels approximate "
+            "tanh and add a sum up in their own order, so at a tolerance of 1e-7 XLA's tanh "
+            "differs from eager's by a few units in float32's last place, and the sum agrees "
+            "within the tolerance relative to its size."
+        ),
+        source="""import tensorflow as tf
+
+@tf.function
+def squash(x):
+    return tf.reduce_sum(tf.sigmoid(x * 3.0)), tf.tanh(x)
+""",
+        function="squash",
+        calls=("float32[4096]",),
+        numbers=True,
+        tolerance=1e-7,
+        article_claim=N_("XLA fuses ops; the gain depends on the workload."),
+        expect=Expectation(tracing_count=1, error_type=""),
+    ),
+    Example(
         slug="len-on-tensor",
         title=N_("Pitfall: len() and Python shapes are fixed at trace time"),
         explanation=N_(

@@ -36,6 +36,8 @@ class Example:
     expect: Expectation = field(default_factory=Expectation)
     fixed_by: str = ""  # slug of the corrected version
     tab: str = ""  # the results tab its explanation points at, opened with it (ui/results TABS)
+    numbers: bool = False  # eager, graph and XLA outputs compared (--numbers)
+    tolerance: float = 1e-5
 
     def options(self) -> dict[str, object]:
         """The run options the example sets (contract/options.py); the others keep their defaults."""
@@ -43,6 +45,8 @@ class Example:
             "signature": self.signature or None,
             "reduce_retracing": self.reduce_retracing,
             "jit_compile": self.jit_compile,
+            "numbers": self.numbers,
+            "tolerance": self.tolerance,
         }
 
     def job(self, **overrides: object) -> Job:

@@ -53,9 +53,7 @@ def example_values(example: gallery.Example) -> dict:
         keys.FUNCTION: example.function or "",
         keys.CALLS: "\n".join(c.strip() or NO_ARGUMENTS for c in example.calls),
         **linked,
-        keys.SIGNATURE: example.signature,
-        keys.REDUCE_RETRACING: example.reduce_retracing,
-        keys.JIT_COMPILE: example.jit_compile,
+        **{name: "" if value is None else value for name, value in example.options().items()},
         keys.EXPORT: False,
     }
 
