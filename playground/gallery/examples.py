@@ -587,7 +587,9 @@ def graph_matmul(a, b):
         function="graph_matmul",
         calls=("float32[64,64], float32[64,64]",),
         article_claim=N_("Graph mode is 10-50x faster because it avoids Python-C++ switches."),
-        expect=Expectation(tracing_count=1, error_type="", optimized_ops_at_most=5),
+        expect=Expectation(
+            tracing_count=1, error_type="", optimized_ops_at_most=5, warning_codes=("python-loop-unrolled",)
+        ),
     ),
     Example(
         slug="article-benchmark",
@@ -627,7 +629,11 @@ print(f"Eager: {eager_time:.3f}s, Graph: {graph_time:.3f}s")
         function=None,
         article_claim=N_("Typical output: Eager: 0.452s, Graph: 0.038s, a 10-50x speedup."),
         expect=Expectation(
-            tracing_count=1, error_type="", optimized_ops_at_most=0, output_contains="Eager: "
+            tracing_count=1,
+            error_type="",
+            optimized_ops_at_most=0,
+            output_contains="Eager: ",
+            warning_codes=("python-loop-unrolled",),
         ),
     ),
     Example(

@@ -267,6 +267,49 @@ def len_of_argument(seen: Seen, sub: ast.AST) -> Warning | None:
     )
 
 
+UNROLLED_AT_LEAST = 8  # iterations: fewer copies are often what the author meant
+
+
+def python_iterations(loop: ast.For) -> int | None:
+    """How many times a Python `for` runs, where the code says it: range() of int literals,
+    or a list or tuple literal. None: not known without running it (or a tensor's loop)."""
+    it = loop.iter
+    if isinstance(it, (ast.List, ast.Tuple)):
+        return len(it.elts)
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and it.args:
+        try:
+            values = [ast.literal_eval(a) for a in it.args]  # -2 is an operator on a literal
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        if all(type(v) is int for v in values) and len(values) <= 3 and (len(values) < 3 or values[2] != 0):
+            return len(range(*values))
+    return None
+
+
+@syntax_rule
+def python_loop_unrolled(seen: Seen, sub: ast.AST) -> Warning | None:
+    """A Python loop inside a traced function runs while tracing: each pass adds its ops to the
+    graph again. Named with the ops its body made in the last trace (the graph's op lines)."""
+    graph = seen.report.graph
+    if not isinstance(sub, ast.For) or graph is None or seen.ran_eagerly:
+        return None
+    times = python_iterations(sub)
+    first, last = sub.body[0].lineno, sub.end_lineno or sub.body[-1].lineno
+    ops = sum(n for line, n in graph.ops_by_line.items() if first <= int(line) <= last)
+    if times is None or times < UNROLLED_AT_LEAST or ops < times:
+        return None
+    return Warning(
+        "python-loop-unrolled",
+        sub.lineno,
+        _(
+            "The Python for at line {line} runs {times} times while {name} traces: it unrolled "
+            "into {ops} ops of the graph, a copy of its body per pass."
+        ).format(line=sub.lineno, times=times, name=seen.name, ops=ops),
+        _("Loop over tf.range(...) instead: AutoGraph makes one tf.while_loop, a few ops at any count."),
+        seen.name,
+    )
+
+
 @syntax_rule
 def assigned_python_state(seen: Seen, sub: ast.AST) -> Warning | None:
     if not isinstance(sub, (ast.Assign, ast.AugAssign)):

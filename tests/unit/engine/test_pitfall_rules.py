@@ -10,13 +10,18 @@ import sys
 import pytest
 import repo_paths
 
-from playground.contract.job import CallRecord, ErrorInfo, FunctionReport
+from playground.contract.job import CallRecord, ErrorInfo, FunctionReport, GraphInfo
 from playground.engine.pitfalls import detect, rules
 from playground.engine.pitfalls.syntax import find_def, module_scalars
 
 
 def report(
-    calls: int = 3, traces: int = 1, reasons: tuple = (), stdout: tuple = (), error: str = ""
+    calls: int = 3,
+    traces: int = 1,
+    reasons: tuple = (),
+    stdout: tuple = (),
+    error: str = "",
+    graph: GraphInfo | None = None,
 ) -> FunctionReport:
     records = [
         CallRecord(
@@ -31,7 +36,7 @@ def report(
         )
         for i in range(calls)
     ]
-    return FunctionReport("f", traces, records, [], None, None, None, None, line=2)
+    return FunctionReport("f", traces, records, [], None, graph, None, None, line=2)
 
 
 def seen(source: str, run: FunctionReport) -> rules.Seen:
@@ -100,8 +105,14 @@ CASES = {
         (3, "captured-global"),
         "@tf.function\ndef f(x):\n    return x * SCALE\nSCALE = 2.0\n",
     ),
+    rules.python_loop_unrolled: (
+        "@tf.function\ndef f(x):\n    for _ in range(10):\n        x = x * 2.0\n    return x\n",
+        (3, "python-loop-unrolled"),
+        "@tf.function\ndef f(x):\n    for _ in tf.range(10):\n        x = x * 2.0\n    return x\n",
+    ),
 }
-RUN = report()
+# The last trace's graph: line 4 made 20 ops (a loop body's two ops, ten times over).
+RUN = report(graph=GraphInfo(op_count=22, op_count_optimized=22, op_types={}, ops_by_line={"4": 20}))
 OBSERVED = {
     rules.python_scalar_arg: (
         report(reasons=("", "n: Python value 1 -> 2", "n: Python value 2 -> 3"), traces=3),

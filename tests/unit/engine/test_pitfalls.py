@@ -140,3 +140,63 @@ def test_idiomatic_function_has_no_warnings():
     )
     found, report = warnings(body, calls=("float32[2,4]", "float32[5,4]"))
     assert report.status == "ok" and found == set()
+
+
+UNROLLED = """import tensorflow as tf
+
+@tf.function
+def smooth(x):
+    for _ in range(12):
+        x = x * 0.5 + tf.reduce_mean(x)
+    for i in tf.range(12):
+        x = x + 1.0
+    for w in [1.0, 2.0]:
+        x = x * w
+    return x
+"""
+
+
+PLAIN_COUNT = """
+import sys
+import tensorflow as tf
+sys.path.insert(0, sys.argv[1])
+import smooth
+graph = smooth.smooth.get_concrete_function(tf.TensorSpec([4], tf.float32)).graph
+lines = [[f.lineno for f in op.traceback if f.filename.endswith("smooth.py")][-1:] for op in graph.get_operations()]
+print(sum(1 for line in lines if line == [6]))
+"""
+
+
+def test_a_python_loop_that_unrolls_is_named_with_the_ops_plain_tf_gave_its_body(tmp_path):
+    report = analyze(Job(source=UNROLLED, function="smooth", calls=("float32[4]",)))
+    unrolled = [w for w in report.warnings if w.code == "python-loop-unrolled"]
+    assert [w.line for w in unrolled] == [5]  # not tf.range's loop, nor two passes of a list
+    # Plain TF in a process of its own (AutoGraph caches a conversion by its code, with the
+    # first file's name): the ops the trace made from the loop's body, line 6.
+    import subprocess
+    import sys
+
+    (tmp_path / "smooth.py").write_text(UNROLLED)
+    done = subprocess.run(
+        [sys.executable, "-c", PLAIN_COUNT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin"},
+    )
+    body = int(done.stdout.strip().splitlines()[-1])
+    assert body >= 12 * 3  # multiply, mean, add: each pass made them again
+    assert f"runs 12 times while smooth traces: it unrolled into {body} ops" in unrolled[0].message
+
+
+@pytest.mark.parametrize(
+    ("loop", "times"),
+    [("range(100)", 100), ("range(2, 10)", 8), ("range(10, 0, -2)", 5), ("[1, 2, 3]", 3), ("range(n)", None),
+     ("tf.range(10)", None), ("range(1, 2, 0)", None)],
+)  # fmt: skip
+def test_the_iterations_the_code_states(loop, times):
+    import ast
+
+    from playground.engine.pitfalls.rules import python_iterations
+
+    assert python_iterations(ast.parse(f"for i in {loop}:\n    pass\n").body[0]) == times
