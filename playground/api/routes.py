@@ -243,11 +243,13 @@ def in_thread(work: Callable[[], Any]) -> asyncio.Future[Any]:
 
     def target() -> None:
         try:
-            result = work()
-        except BaseException as error:  # noqa: BLE001 - handed to the awaiting request
-            loop.call_soon_threadsafe(_settle, future, None, error)
-        else:
-            loop.call_soon_threadsafe(_settle, future, result, None)
+            result, error = work(), None
+        except BaseException as raised:  # noqa: BLE001 - handed to the awaiting request
+            result, error = None, raised
+        try:
+            loop.call_soon_threadsafe(_settle, future, result, error)
+        except RuntimeError:  # the loop has closed (the server stopping): no one awaits it
+            pass
 
     threading.Thread(target=target, name="api-run", daemon=True).start()
     return future
