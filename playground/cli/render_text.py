@@ -68,6 +68,8 @@ def render_function(f: FunctionReport) -> list[str]:
     if f.concrete_signatures and not f.maker:  # a library's are in --json
         lines.append("  " + _("concrete signatures:"))
         lines += [f"    {s}" for s in f.concrete_signatures]
+    if f.graph and tables.passes_summary(f.graph):
+        lines.append("  Grappler: " + tables.passes_summary(f.graph))
     if f.xla:
         lines += ["  XLA: " + sentence for _kind, sentence in tables.xla_findings(f.xla)]
     if f.hlo:

@@ -101,6 +101,17 @@ class GraphOp:
 
 
 @dataclass(frozen=True)
+class PassEffect:
+    """One Grappler pass: the op count it leaves on its own (every other pass off), and the
+    count the rest of the pipeline leaves with it turned off (passes that do the same work
+    hide each other there)."""
+
+    name: str  # RewriterConfig's field: constant_folding, arithmetic_optimization, ...
+    op_count_alone: int
+    op_count_without: int | None = None  # None: not tried (the pass changes nothing alone)
+
+
+@dataclass(frozen=True)
 class GraphInfo:
     op_count: int
     op_count_optimized: int
@@ -110,6 +121,10 @@ class GraphInfo:
     note: str = ""  # why before/after differ (folding, lowering)
     ops_by_line: dict[str, int] = field(default_factory=dict)  # user's line -> ops it made
     ops: list[GraphOp] = field(default_factory=list)  # every op, nested bodies too
+    # Grappler's passes one by one: the op count with every pass off (where each starts), and
+    # each pass alone and turned off in turn.
+    op_count_fetched: int | None = None
+    passes: list[PassEffect] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

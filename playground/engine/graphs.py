@@ -9,12 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 import tensorflow as tf
-from tensorflow.core.protobuf import config_pb2, meta_graph_pb2
+from tensorflow.core.protobuf import config_pb2, meta_graph_pb2, rewriter_config_pb2
 from tensorflow.python.framework import kernels
 from tensorflow.python.grappler import tf_optimizer
 
 from ..contract.i18n import N_, _, sentences
-from ..contract.job import GraphInfo, GraphOp, XlaVerdict
+from ..contract.job import GraphInfo, GraphOp, PassEffect, XlaVerdict
 from .frames import hide_paths
 
 MAX_DOT_NODES = 60
@@ -36,8 +36,18 @@ def op_types(graph_def: Any) -> Counter:
     return counts
 
 
-def optimize(concrete: Any) -> Any:
-    """Runs Grappler's default passes over a concrete function's graph, as the runtime would."""
+def optimize(concrete: Any, rewrite: Callable[[Any], None] | None = None, meta: Any = None) -> Any:
+    """Runs Grappler's default passes over a concrete function's graph, as the runtime would;
+    `rewrite` changes its RewriterConfig first (a pass turned off); `meta`: meta_graph(concrete),
+    made once for many runs."""
+    config = config_pb2.ConfigProto()
+    if rewrite is not None:
+        rewrite(config.graph_options.rewrite_options)
+    return tf_optimizer.OptimizeGraph(config, meta if meta is not None else meta_graph(concrete))
+
+
+def meta_graph(concrete: Any) -> Any:
+    """The function's graph as Grappler takes it: a MetaGraphDef whose fetches are its outputs."""
     graph = concrete.graph
     meta = tf.compat.v1.train.export_meta_graph(graph_def=graph.as_graph_def(), graph=graph)
     fetches = meta_graph_pb2.CollectionDef()
@@ -46,16 +56,74 @@ def optimize(concrete: Any) -> Any:
     for op in graph.control_outputs:
         fetches.node_list.value.append(op.name)
     meta.collection_def["train_op"].CopyFrom(fetches)
-    return tf_optimizer.OptimizeGraph(config_pb2.ConfigProto(), meta)
+    return meta
+
+
+# The meta-optimizer's default passes, by their RewriterConfig field (the memory optimizer's
+# "off" is NO_MEM_OPT); model pruning is a flag of its own.
+PASSES = (
+    "function_optimization",
+    "common_subgraph_elimination",
+    "constant_folding",
+    "shape_optimization",
+    "arithmetic_optimization",
+    "layout_optimizer",
+    "remapping",
+    "loop_optimization",
+    "dependency_optimization",
+    "implementation_selector",
+    "memory_optimization",
+)
+
+
+MAX_PASS_OPS = 5_000  # 2 x 12 Grappler runs: a bigger graph keeps its before and after only
+
+
+def _only(kept: tuple[str, ...]) -> Callable[[Any], None]:
+    """A RewriterConfig with only `kept` of the passes on ("model_pruning" its flag)."""
+    config = rewriter_config_pb2.RewriterConfig
+
+    def rewrite(options: Any) -> None:
+        for name in PASSES:
+            if name not in kept:
+                setattr(options, name, config.NO_MEM_OPT if name == "memory_optimization" else config.OFF)
+        options.disable_model_pruning = "model_pruning" not in kept
+
+    return rewrite
+
+
+def pass_effects(concrete: Any) -> tuple[int, list[PassEffect]]:
+    """Grappler's passes one by one: the op count with every pass off, then each pass on its
+    own and each turned off in turn. TF 2.21 dumps no graph per pass here, so this is the
+    fallback: passes switched in RewriterConfig, the results diffed by op count."""
+
+    meta = meta_graph(concrete)
+
+    def count(kept: tuple[str, ...]) -> int:
+        return sum(op_types(optimize(concrete, _only(kept), meta)).values())
+
+    everything = ("model_pruning", *PASSES)
+    start = count(())
+    alone = {name: count((name,)) for name in everything}
+    # Turned off, a pass that does nothing on its own could still matter to another's work;
+    # the runs are the view's cost, so only the passes that work alone are tried without.
+    effects = [
+        PassEffect(name, ops, count(tuple(p for p in everything if p != name)) if ops != start else None)
+        for name, ops in alone.items()
+    ]
+    return start, effects
 
 
 def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
     graph_def = concrete.graph.as_graph_def()
     before = op_types(graph_def)
     after: Counter[str]
+    fetched: int | None = None
+    passes: list[PassEffect] = []
     try:
         if not concrete.outputs and not concrete.graph.control_outputs:
             after, note = Counter(), _(NOTHING_FETCHED).format(n=sum(before.values()))
+            fetched = 0  # nothing is fetched: the work item keeps nothing
         else:
             after = op_types(optimize(concrete))
             note = explain(before, after)
@@ -64,6 +132,11 @@ def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
             Counter(),
             _("Grappler could not optimise this graph: {error}").format(error=f"{type(e).__name__}: {e}"),
         )
+    if fetched is None and after and sum(before.values()) <= MAX_PASS_OPS:
+        try:
+            fetched, passes = pass_effects(concrete)
+        except Exception:  # noqa: BLE001 - the passes are a view on top; the graph's counts stand
+            pass
     ops = graph_ops(concrete.graph, filename)
     by_line = Counter(str(op.line) for op in ops if op.line is not None)
     return GraphInfo(
@@ -75,6 +148,8 @@ def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
         note=note,
         ops_by_line=dict(sorted(by_line.items(), key=lambda kv: int(kv[0]))),
         ops=ops[:MAX_LISTED_OPS],
+        op_count_fetched=fetched,
+        passes=passes,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..contract import reasons
 from ..contract.i18n import N_, _
-from ..contract.job import FunctionReport, ModeTiming, Numbers, Timing, XlaVerdict
+from ..contract.job import FunctionReport, GraphInfo, ModeTiming, Numbers, Timing, XlaVerdict
 from ..contract.reasons import mode_name
 
 
@@ -215,3 +215,39 @@ def xla_findings(verdict: XlaVerdict) -> list[tuple[str, str]]:
             ("ok", _("XLA has a kernel for every op of this graph: jit_compile=True would take it."))
         )
     return found
+
+
+def pass_rows(info: GraphInfo) -> list[dict]:
+    """Grappler's passes one by one: the ops each leaves on its own, and without it."""
+    start = info.op_count_fetched
+    return [
+        {
+            _("pass"): p.name,
+            _("ops, this pass alone"): p.op_count_alone,
+            _("removed alone"): (start - p.op_count_alone) if start is not None else None,
+            _("ops, every pass but this"): p.op_count_without,
+        }
+        for p in info.passes
+    ]
+
+
+def passes_summary(info: GraphInfo) -> str:
+    """Which passes do the work: each that changes the count on its own, with its counts."""
+    start = info.op_count_fetched
+    if start is None or not info.passes:
+        return ""
+    working = [p for p in info.passes if p.op_count_alone != start]
+    if not working:
+        return _("No Grappler pass changes this graph's {n} ops on its own.").format(n=start)
+    alone = "; ".join(
+        _("{name} {start} -> {ops}").format(name=p.name, start=start, ops=p.op_count_alone) for p in working
+    )
+    needed = [p.name for p in working if p.op_count_without != info.op_count_optimized]
+    tail = (
+        _(" Without {names}, the rest leaves more ops: no other pass does its work.").format(
+            names=", ".join(needed)
+        )
+        if needed
+        else _(" Turning any one of them off changes nothing: the others do the same work.")
+    )
+    return _("Passes that change the graph on their own: {alone}.").format(alone=alone) + tail

@@ -100,6 +100,17 @@ def render(function: FunctionReport | None, source: str = "") -> None:
                         "playground's engine writes."
                     )
                 )
+    if info.passes:
+        with st.expander(_("Grappler's passes, one by one")):
+            st.markdown(markdown_literal(tables.passes_summary(info)))
+            st.caption(
+                _(
+                    "Each pass run on its own from the traced graph, and the whole pipeline with that "
+                    "pass turned off (TF dumps no graph per pass here: passes are switched in "
+                    "Grappler's `RewriterConfig` and the op counts compared)."
+                )
+            )
+            st.dataframe(tables.pass_rows(info), hide_index=True, width="stretch")
     if function and function.xla:
         for kind, sentence in tables.xla_findings(function.xla):
             (st.error if kind == "error" else st.success)(markdown_literal(sentence))

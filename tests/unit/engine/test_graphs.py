@@ -64,3 +64,52 @@ def test_a_function_that_returns_nothing_is_all_dead_code():
     assert graph.op_types["MatMul"] == 100 and graph.op_count_optimized == 0
     assert "all 112 ops are dead code" in graph.note
     assert report.stdout.startswith("Eager: ")
+
+
+def test_grappler_passes_one_by_one_name_the_passes_that_drop_the_dead_matmuls():
+    import tensorflow as tf
+
+    from playground.engine import graphs
+    from playground.reports import tables
+
+    @tf.function
+    def graph_matmul(a, b):
+        for _ in range(100):
+            c = tf.matmul(a, b)
+        return c
+
+    info = graphs.graph_info(graph_matmul.get_concrete_function(tf.TensorSpec([8, 8]), tf.TensorSpec([8, 8])))
+    alone = {p.name: p.op_count_alone for p in info.passes}
+    without = {p.name: p.op_count_without for p in info.passes}
+    # Every pass off: the traced graph as it is (100 MatMuls, the arguments, the output).
+    assert info.op_count_fetched == info.op_count and alone["model_pruning"] == info.op_count_optimized
+    assert {n for n, ops in alone.items() if ops < info.op_count} == {
+        "model_pruning",
+        "constant_folding",
+        "dependency_optimization",
+    }  # three passes each drop the 99 dead MatMuls on their own ...
+    # ... so no one of them is missed; a pass that does nothing alone is not tried without.
+    assert {without[n] for n in ("model_pruning", "constant_folding", "dependency_optimization")} == {
+        info.op_count_optimized
+    }
+    assert without["remapping"] is None
+    summary = tables.passes_summary(info)
+    assert f"model_pruning {info.op_count} -> {info.op_count_optimized}" in summary
+    assert "Turning any one of them off changes nothing" in summary
+
+
+def test_a_pass_no_other_can_stand_in_for_is_named_as_needed():
+    import tensorflow as tf
+
+    from playground.engine import graphs
+    from playground.reports import tables
+
+    @tf.function
+    def folded(x):
+        w = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+        return x * (tf.reduce_sum(w) * 2.0 + tf.sqrt(tf.constant(9.0)))
+
+    info = graphs.graph_info(folded.get_concrete_function(tf.TensorSpec([2, 2])))
+    folding = next(p for p in info.passes if p.name == "constant_folding")
+    assert folding.op_count_alone < info.op_count and folding.op_count_without > info.op_count_optimized
+    assert "Without constant_folding, the rest leaves more ops" in tables.passes_summary(info)
