@@ -115,8 +115,11 @@ def test_the_journey_on_a_phone(server) -> None:
         page.goto(server)
         wait_idle(page)
         run = page.locator(".st-key-run button")
+        first_line = page.locator(".st-key-source_box .ace_line").first
+        # Ace draws its text layer on its own timer, after the page run: under load, later.
+        expect(first_line).to_be_visible()
         # The first screen: the code (its first lines) and Run, without scrolling.
-        assert in_view(page, run) and in_view(page, page.locator(".st-key-source_box .ace_line").first)
+        assert in_view(page, run) and in_view(page, first_line)
         page.screenshot(path=str(SHOTS / "first-screen-phone-390x844.png"))
         paste_and_run(page, server)
         page.mouse.wheel(0, 2000)  # down into the results: Run stays in reach
