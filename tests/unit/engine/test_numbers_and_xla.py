@@ -10,6 +10,7 @@ import pytest
 
 tf = pytest.importorskip("tensorflow")
 
+from playground import gallery  # noqa: E402
 from playground.contract.job import Job  # noqa: E402
 from playground.engine import numbers  # noqa: E402
 from playground.engine.pipeline import analyze  # noqa: E402
@@ -104,14 +105,8 @@ def test_the_cli_text_and_the_notebook_view_say_it_in_one_sentence_and_a_row_eac
     assert "tfp-numbers" in html and "comparison(s) beyond 1e-09" in html
 
 
-STRINGY = """import tensorflow as tf
-
-@tf.function(jit_compile=True)
-def describe(x):
-    text = tf.strings.format("x = {}", x)
-    size = tf.strings.length(text)
-    return tf.cast(size, tf.float32) + tf.reduce_sum(x)
-"""
+# The gallery's xla-unsupported: tf.strings.format and tf.strings.length at lines 5 and 6.
+STRINGY = gallery.BY_SLUG["xla-unsupported"].source
 
 
 def test_xla_names_the_ops_it_cannot_take_before_compiling_and_tfs_error_names_the_first():
