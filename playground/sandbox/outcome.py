@@ -31,8 +31,8 @@ NETWORK_TEXT = (
 
 
 def kill_cause(outcome: Outcome) -> str | None:
-    """Why the host stopped a job or found it dead, from what the host saw, for /metrics; None:
-    the job reported. (finish words the same cases for the user.)"""
+    """Why the host stopped a job or found it dead, from what the host saw (never the worker's
+    report): /metrics counts it, and finish words it for the user. None: the job reported."""
     if outcome.report is not None:
         return None
     if outcome.malformed:
@@ -59,31 +59,12 @@ def finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float, language: s
 
 def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
     limits = sandbox.limits
-    if outcome.report is not None:
+    cause = kill_cause(outcome)
+    if cause is None:
+        assert outcome.report is not None  # kill_cause: None only for a job that reported
         report = _explain(_bounded(outcome.report, limits), limits)
-    elif outcome.malformed:
-        report = _empty(
-            "killed",
-            _("The job's report was malformed ({problem}); nothing it said was shown.").format(
-                problem=outcome.malformed[:200]
-            ),
-            outcome,
-        )
-    elif outcome.timed_out:
-        report = _empty(
-            "timeout", _("Time limit: stopped after {seconds} s").format(seconds=f"{timeout_s:g}"), outcome
-        )
-    elif outcome.overflow:
-        report = _empty("killed", _("Output limit: the job sent too many events; stopped"), outcome)
-    elif outcome.crash is not None:
-        crash = outcome.crash
-        report = _empty(
-            "killed",
-            _("The worker failed: {error}").format(error=f"{crash.type[:100]}: {crash.message[:300]}"),
-            outcome,
-        )
     else:
-        report = _died(outcome, limits)
+        report = _stopped(cause, outcome, limits, timeout_s)
     if outcome.demoted_after_s is not None:
         sandbox = dataclasses.replace(sandbox, notes=sandbox.notes + [demoted_note(outcome.demoted_after_s)])
     sandbox = dataclasses.replace(sandbox, cpu_s=outcome.cpu_s)
@@ -150,16 +131,37 @@ def _explain(report: Report, limits: dict) -> Report:
     return report
 
 
-def _died(outcome: Outcome, limits: dict) -> Report:
-    """No report came back: the signal and the worker's stderr say why."""
-    sig = outcome.signal
-    if sig == signal.SIGXCPU:
+def _stopped(cause: str, outcome: Outcome, limits: dict, timeout_s: float) -> Report:
+    """No usable report came back: the host's reason (kill_cause), in the user's words."""
+    if cause == "malformed":
+        return _empty(
+            "killed",
+            _("The job's report was malformed ({problem}); nothing it said was shown.").format(
+                problem=outcome.malformed[:200]
+            ),
+            outcome,
+        )
+    if cause == "timeout":
+        return _empty(
+            "timeout", _("Time limit: stopped after {seconds} s").format(seconds=f"{timeout_s:g}"), outcome
+        )
+    if cause == "output":
+        return _empty("killed", _("Output limit: the job sent too many events; stopped"), outcome)
+    if cause == "crash":
+        assert outcome.crash is not None
+        crash = outcome.crash
+        return _empty(
+            "killed",
+            _("The worker failed: {error}").format(error=f"{crash.type[:100]}: {crash.message[:300]}"),
+            outcome,
+        )
+    if cause == "cpu":
         return _empty(
             "timeout",
             _("CPU limit: stopped after {seconds} s of CPU time").format(seconds=limits["cpu_s"]),
             outcome,
         )
-    if any(word in outcome.stderr for word in MEMORY_EVIDENCE):
+    if cause == "memory":
         return _empty(
             "memory",
             _(
@@ -167,7 +169,8 @@ def _died(outcome: Outcome, limits: dict) -> Report:
             ).format(limit=limits["memory_mb"]),
             outcome,
         )
-    if sig is not None:
+    if cause == "signal":
+        sig = outcome.signal
         name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
         return _empty("killed", _("Killed: the job's process ended by {signal}").format(signal=name), outcome)
     return _empty(

@@ -31,8 +31,8 @@ from .process import SandboxConfig, SandboxedWorker, WorkerProcess
 from .supervisor import supervise
 
 START_TIMEOUT_S = 120.0  # a TF import on a busy 2-core machine; a hung start is an error
-# A fresh pool's first warm worker, from the pool's start (bench/bench_first_screen.py prints
-# it): the estimate a visitor is told while the server warms up.
+# A fresh pool's first warm worker, from the pool's start (warm_after_s; the sandbox test
+# prints it): the estimate a visitor is told while the server warms up.
 WARM_UP_S = 15.0
 MAX_START_FAILURES = 3  # then submit raises instead of waiting for workers forever
 
