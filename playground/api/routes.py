@@ -458,20 +458,17 @@ async def installed_versions(request: Request) -> Response:
 async def ready(request: Request) -> Response:
     """Whether Runs are taken: 503 with Retry-After while the sandbox warms up (a readiness
     probe for a load balancer, and for tests that start a server)."""
-    executor = shared.executor()
-    message = executor.maintenance()
-    if message is not None:
-        return Answer(
-            {"ready": False, "maintenance": message}, status_code=503, headers={"Retry-After": "60"}
+    try:
+        shared.executor().admit()  # the check every Run passes first
+    except (WarmingUp, Maintenance) as closed:
+        wait = closed.retry_after_s or 60.0
+        body: dict[str, Any] = (
+            {"ready": False, "maintenance": str(closed)}
+            if isinstance(closed, Maintenance)
+            else {"ready": False, "warming_s": round(wait)}
         )
-    left = executor.warming_s()
-    if left is None:
-        return Answer({"ready": True})
-    return Answer(
-        {"ready": False, "warming_s": round(left)},
-        status_code=503,
-        headers={"Retry-After": str(max(1, math.ceil(left)))},
-    )
+        return Answer(body, status_code=503, headers={"Retry-After": str(max(1, math.ceil(wait)))})
+    return Answer({"ready": True})
 
 
 async def document(request: Request) -> Response:

@@ -109,7 +109,7 @@ def main() -> None:
     if stage:  # its own layout, one script run per Run: the header shows the run's verdict
         with stage.run_area:
             if shut:
-                run.closed_notice()
+                run.closed_notice(shut)
             run_button(settings)
         with outputs:
             result_area()
@@ -117,7 +117,7 @@ def main() -> None:
     else:
         with outputs:
             if shut:
-                run.closed_notice()
+                run.closed_notice(shut)
             workbench(settings, wide)
     state.sync_url()
 

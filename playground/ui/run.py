@@ -13,7 +13,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from ..contract import i18n, reasons
 from ..contract.config import Settings
-from ..contract.errors import PlaygroundError
+from ..contract.errors import Maintenance, PlaygroundError, WarmingUp
 from ..contract.i18n import _
 from ..contract.job_control import JobControl
 from ..reports.safe_text import markdown_literal
@@ -91,25 +91,23 @@ def warm() -> None:
         st.session_state[keys.RUN_ERROR] = str(error)
 
 
-def maintenance() -> str | None:
-    """The operator's message while the server is closed to new Runs; None: open."""
+def closed() -> WarmingUp | Maintenance | None:
+    """Why no Run is taken now (the refusal a Run would meet: the executor's own admission
+    check), or None."""
     try:
-        return executor().maintenance()
-    except PlaygroundError:
+        executor().admit()
+    except (WarmingUp, Maintenance) as refusal:
+        return refusal
+    except PlaygroundError:  # an executor that cannot be made says so at Run
         return None
+    return None
 
 
-def closed() -> bool:
-    """No Run is taken now: maintenance, or the warm-up."""
-    return maintenance() is not None or warming_s() is not None
-
-
-def closed_notice() -> None:
+def closed_notice(refusal: WarmingUp | Maintenance) -> None:
     """Above Run while it is closed: the operator's message, or the warm-up's count-down."""
-    message = maintenance()
-    if message is not None:
-        st.warning(markdown_literal(message), icon="🛠️")
-    elif warming_s() is not None:
+    if isinstance(refusal, Maintenance):
+        st.warning(markdown_literal(str(refusal)), icon="🛠️")
+    else:
         warming_notice()
 
 
@@ -280,7 +278,7 @@ def run_button(settings: Settings, status: DeltaGenerator | None = None) -> bool
     """Draws the button; on a click (or a run requested: Ctrl+Enter in the editor, a presenter
     step), runs the job, stores the Result (or the error) and returns True. The run's live
     status goes to `status` (default: under the button)."""
-    shut = closed()
+    shut = closed() is not None
     # A Run asked for while closed (Ctrl+Enter, a presenter step) waits for the rerun that opens it.
     requested = not shut and bool(st.session_state.pop(keys.RUN_REQUESTED, False))
     if (
