@@ -69,7 +69,7 @@ class TrackedFunction:
 
     @property
     def tracing_count(self) -> int:
-        return int(self.fn.experimental_get_tracing_count())
+        return int(self.count_traces())
 
     def call(self, args: list, kwargs: dict, label: str) -> None:
         """Entry mode: makes one planned call; what it raises is recorded on the call."""

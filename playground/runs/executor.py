@@ -33,6 +33,12 @@ def warming_s(executor: object) -> float | None:
     return warming() if callable(warming) else None
 
 
+def stats_of(executor: object) -> list[dict]:
+    """An executor's numbers for /metrics (one dict per queue or pool); [] for one without."""
+    stats = getattr(executor, "stats", None)
+    return stats() if callable(stats) else []
+
+
 def make_executor(settings: Settings) -> Executor:
     if settings.executor == "local":
         from ..sandbox.versioned import VersionedPool

@@ -37,7 +37,7 @@ from ..contract.job import Job, Report
 from ..contract.job_control import JobControl
 from ..contract.protocol import OnEvent, Queued, as_event
 from . import metrics
-from .executor import Executor, warming_s
+from .executor import Executor, stats_of, warming_s
 
 WINDOW_S = 60.0
 
@@ -278,8 +278,7 @@ class FairExecutor:
 
     def stats(self) -> list[dict]:
         """The fair queue's numbers, then the executor's (one dict per pool), for /metrics."""
-        inner = getattr(self.executor, "stats", None)
-        return [self.queue.stats(), *(inner() if callable(inner) else [])]
+        return [self.queue.stats(), *stats_of(self.executor)]
 
     def maintenance(self) -> str | None:
         """The operator's message while PLAYGROUND_MAINTENANCE_FILE exists (its first 500

@@ -16,7 +16,7 @@ from ..contract.errors import Cancelled, LimitError, Maintenance, SandboxError, 
 from ..contract.job import Job, Report
 from ..contract.job_control import JobControl
 from . import metrics
-from .executor import Executor, OnEvent, warming_s
+from .executor import Executor, OnEvent, stats_of, warming_s
 
 log = logging.getLogger("playground.runs")
 
@@ -77,8 +77,7 @@ class RestartingExecutor:
         return warming_s(self._current())
 
     def stats(self) -> list[dict]:
-        inner = getattr(self._current(), "stats", None)
-        return [*(inner() if callable(inner) else []), {"restarts": self.restarts}]
+        return [*stats_of(self._current()), {"restarts": self.restarts}]
 
     def close(self) -> None:
         with self._lock:
