@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..contract import reasons
 from ..contract.i18n import _, sentences
 from ..contract.job import CallRecord, FunctionReport, Numbers, Report
-from ..reports import tables
+from ..reports import hlo_passes, tables
 from ..reports.safe_text import terminal_text
 
 
@@ -74,6 +74,11 @@ def render_function(f: FunctionReport) -> list[str]:
         lines += ["  XLA: " + sentence for _kind, sentence in tables.xla_findings(f.xla)]
     if f.hlo:
         lines.append("  " + _("HLO: {n} lines (use --json to see it)").format(n=len(f.hlo.splitlines())))
+    if f.hlo_passes:
+        lines.append("  " + hlo_passes.summary(f))
+        lines += [f"    {hlo_passes.label(f.hlo_passes, i)}" for i in range(len(f.hlo_passes))]
+    if tables.cost_summary(f):
+        lines.append("  " + _("cost: {summary}").format(summary=tables.cost_summary(f)))
     if f.timing:
         lines += _timing_lines(f)
     if f.numbers:

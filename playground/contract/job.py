@@ -109,6 +109,11 @@ class PassEffect:
     name: str  # RewriterConfig's field: constant_folding, arithmetic_optimization, ...
     op_count_alone: int
     op_count_without: int | None = None  # None: not tried (the pass changes nothing alone)
+    # Alone, against the graph with every pass off: op types of the nodes it removed, added,
+    # and kept by name with a new op ("Sub -> Neg").
+    removed: dict[str, int] = field(default_factory=dict)
+    added: dict[str, int] = field(default_factory=dict)
+    rewritten: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -185,9 +190,35 @@ class FunctionReport:
     made_site: str = ""  # the same as file:line ("train.py:26")
     calls_not_listed: int = 0  # a library's calls that reused a trace: counted, not listed
     trace_ops: list[int] = field(default_factory=list)  # op count of each graph in its cache
+    # FLOPs per graph, by TensorFlow's registered op statistics (None: not counted); ops of
+    # unknown shape, and ops with no statistic (Relu), count nothing.
+    trace_flops: list[int | None] = field(default_factory=list)
     tracing_s: float = 0.0  # time in the calls that traced (tracing, and the call itself)
     numbers: Numbers | None = None  # outputs compared across eager, graph and XLA (--numbers)
     xla: XlaVerdict | None = None  # the ops XLA cannot take, and whether it compiled
+    hlo_passes: list[HloPass] = field(default_factory=list)  # XLA's passes, in the order run
+    xla_cost: XlaCost | None = None  # what XLA's passes took, and what its buffers take
+
+
+@dataclass(frozen=True)
+class HloPass:
+    """The module as XLA dumped it: at a pipeline's start, or after a pass that changed it
+    (XLA dumps nothing after a pass that changed nothing), in the order XLA ran them."""
+
+    pipeline: str  # "simplification"
+    name: str  # the pass: "algsimp"; "" at the pipeline's start
+    hlo: str  # the module after it; "" past the report's cap (engine/xla.py)
+    instructions: int
+
+
+@dataclass(frozen=True)
+class XlaCost:
+    """XLA's own figures for one function's module, from the compile behind its HLO views."""
+
+    compile_s: float  # XLA's HLO passes over the module, measured once
+    instructions: int  # HLO instructions before the passes
+    instructions_optimized: int
+    buffer_bytes: int | None = None  # XLA's buffer assignment: parameters, temporaries, output
 
 
 @dataclass(frozen=True)

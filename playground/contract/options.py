@@ -110,6 +110,16 @@ class RunOptions:
         metavar="TOL",
         check=_tolerance,
     )
+    passes: bool = option(
+        False,
+        flags=("--passes",),
+        param="passes",
+        label=N_("Passes one by one (Grappler and XLA)"),
+        help=N_(
+            "Grappler's and XLA's passes one by one: what each changed, and what XLA's compile "
+            "took and its buffers take"
+        ),
+    )
     sweep: str | None = option(
         None,
         flags=("--sweep",),

@@ -15,7 +15,7 @@ from ..contract.errors import PlaygroundError
 from ..contract.i18n import _
 from ..contract.job import FunctionReport, Numbers, Timing
 from ..contract.protocol import TimingProgress, as_event
-from . import convert, graphs, numbers, timing
+from . import convert, graphs, numbers, timing, xla
 from . import device as devices
 from .entry import source_function
 from .tracing import TrackedFunction, bare_report
@@ -23,6 +23,9 @@ from .values import make_args
 
 if TYPE_CHECKING:
     from .execution import Execution
+
+
+MAX_COSTED_TRACES = 50  # FLOPs per graph: a profile each; a retracing storm keeps its op counts
 
 
 def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -> FunctionReport:
@@ -34,13 +37,14 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         )
     options, filename = tracked.options, run.job.filename
     code, note, code_lines = convert.converted_code(tracked.python_function, filename)
-    graph = hlo = measured = None
+    graph = measured = None
+    compiled = xla.XlaViews()
     notes = [note] if note else []
     if tracked.traces or tracked.tracing_count:
         tracked.concrete_signatures()
         if tracked.traces:
             try:
-                graph = graphs.graph_info(tracked.traces[-1], filename)
+                graph = graphs.graph_info(tracked.traces[-1], filename, passes=run.job.passes)
             except Exception as e:  # noqa: BLE001 - a failure of ours must not lose the analysis
                 notes.append(_("graph inspection failed: {error}").format(error=f"{type(e).__name__}: {e}"))
     if tracked.last_ok_args is None and options.get("jit_compile"):
@@ -48,8 +52,8 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
     if tracked.last_ok_args is not None:
         args, kwargs = tracked.last_ok_args
         if options.get("jit_compile"):
-            hlo, hlo_note = graphs.hlo_text(tracked.python_function, options, args, kwargs)
-            notes += [hlo_note] if hlo_note else []
+            compiled = xla.views(tracked.python_function, options, args, kwargs, passes=run.job.passes)
+            notes += compiled.notes
         if run.job.timing:
             measured = _time(run, tracked, args, kwargs, notes)
     compared = _numbers(run, tracked, notes) if run.job.numbers and tracked.successes else None
@@ -57,7 +61,7 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
     if graph is not None and (options.get("jit_compile") or run.job.timing or run.job.numbers):
         jit = bool(options.get("jit_compile"))
         try:
-            verdict = graphs.xla_verdict(graph, run.device, (hlo is not None) if jit else None)
+            verdict = graphs.xla_verdict(graph, run.device, (compiled.hlo is not None) if jit else None)
         except Exception as e:  # noqa: BLE001 - a failure of ours must not lose the analysis
             notes.append(_("reading XLA's kernels failed: {error}").format(error=f"{type(e).__name__}: {e}"))
     return FunctionReport(
@@ -67,7 +71,7 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         concrete_signatures=tracked.concrete_signatures(),
         converted_code=code,
         graph=graph,
-        hlo=hlo,
+        hlo=compiled.hlo,
         timing=measured,
         conversion_note=i18n.sentences(*notes),
         retracing_warnings=tracked.warnings_in(retrace_log),
@@ -77,6 +81,11 @@ def describe(run: Execution, tracked: TrackedFunction, retrace_log: list[str]) -
         made_at=tracked.made_at,
         numbers=compared,
         xla=verdict,
+        trace_ops=[graphs.op_count(cf) for cf in tracked.traces],
+        tracing_s=sum(c.duration_s for c in tracked.calls if c.retraced),
+        trace_flops=[graphs.flops(cf) for cf in tracked.traces[:MAX_COSTED_TRACES]],
+        hlo_passes=compiled.passes,
+        xla_cost=compiled.cost,
     )
 
 

@@ -11,11 +11,12 @@ from typing import Any
 import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, meta_graph_pb2, rewriter_config_pb2
 from tensorflow.python.framework import kernels
+from tensorflow.python.grappler import cluster as gcluster
 from tensorflow.python.grappler import tf_optimizer
+from tensorflow.python.util import deprecation
 
 from ..contract.i18n import N_, _, sentences
 from ..contract.job import GraphInfo, GraphOp, PassEffect, XlaVerdict
-from .frames import hide_paths
 
 MAX_DOT_NODES = 60
 MAX_LISTED_OPS = 2000  # ops listed one by one in the report; the per-line counts cover all
@@ -36,14 +37,17 @@ def op_types(graph_def: Any) -> Counter:
     return counts
 
 
-def optimize(concrete: Any, rewrite: Callable[[Any], None] | None = None, meta: Any = None) -> Any:
+def optimize(
+    concrete: Any, rewrite: Callable[[Any], None] | None = None, meta: Any = None, cluster: Any = None
+) -> Any:
     """Runs Grappler's default passes over a concrete function's graph, as the runtime would;
     `rewrite` changes its RewriterConfig first (a pass turned off); `meta`: meta_graph(concrete),
-    made once for many runs."""
+    and `cluster`: Grappler's device cluster, each made once for many runs."""
     config = config_pb2.ConfigProto()
     if rewrite is not None:
         rewrite(config.graph_options.rewrite_options)
-    return tf_optimizer.OptimizeGraph(config, meta if meta is not None else meta_graph(concrete))
+    meta = meta if meta is not None else meta_graph(concrete)
+    return tf_optimizer.OptimizeGraph(config, meta, cluster=cluster)
 
 
 def meta_graph(concrete: Any) -> Any:
@@ -93,33 +97,80 @@ def _only(kept: tuple[str, ...]) -> Callable[[Any], None]:
 
 
 def pass_effects(concrete: Any) -> tuple[int, list[PassEffect]]:
-    """Grappler's passes one by one: the op count with every pass off, then each pass on its
-    own and each turned off in turn. TF 2.21 dumps no graph per pass here, so this is the
-    fallback: passes switched in RewriterConfig, the results diffed by op count."""
+    """Grappler's passes one by one: the graph with every pass off, then each pass on its own
+    (its diff against that start, op by op) and each turned off in turn. TF 2.21 dumps no graph
+    per pass here, so this is the fallback: passes switched in RewriterConfig, results diffed."""
 
     meta = meta_graph(concrete)
+    # One cluster for every run: OptimizeGraph makes (and lists the devices of) one per call
+    # otherwise, a third of a small graph's run. TF provisions one at a time: shut it after.
+    cluster = gcluster.Cluster()
 
-    def count(kept: tuple[str, ...]) -> int:
-        return sum(op_types(optimize(concrete, _only(kept), meta)).values())
+    def run(kept: tuple[str, ...]) -> Any:
+        return optimize(concrete, _only(kept), meta, cluster)
 
     everything = ("model_pruning", *PASSES)
-    start = count(())
-    alone = {name: count((name,)) for name in everything}
-    # Turned off, a pass that does nothing on its own could still matter to another's work;
-    # the runs are the view's cost, so only the passes that work alone are tried without.
-    effects = [
-        PassEffect(name, ops, count(tuple(p for p in everything if p != name)) if ops != start else None)
-        for name, ops in alone.items()
-    ]
-    return start, effects
+    try:
+        start = nodes(run(()))
+        alone = {name: nodes(run((name,))) for name in everything}
+        # Turned off, a pass that does nothing on its own could still matter to another's work;
+        # the runs are the view's cost, so only the passes that work alone are tried without.
+        effects = []
+        for name, graph in alone.items():
+            without = None
+            if graph != start:
+                without = sum(op_types(run(tuple(p for p in everything if p != name))).values())
+            effects.append(PassEffect(name, len(graph), without, **node_diff(start, graph)))
+    finally:
+        cluster.Shutdown()
+    return len(start), effects
 
 
-def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
+def nodes(graph_def: Any) -> dict[tuple[str, str], str]:
+    """Every node by (function body, name) -> op type; "" is the top level."""
+    found = {("", node.name): node.op for node in graph_def.node}
+    for function in graph_def.library.function:
+        found.update(((function.signature.name, node.name), node.op) for node in function.node_def)
+    return found
+
+
+def node_diff(before: dict, after: dict) -> dict[str, dict[str, int]]:
+    """Op types of the nodes a pass removed and added, and of those it kept by name but gave a
+    new op ("Sub -> Neg"), each counted."""
+    rewritten = Counter(
+        f"{before[key]} -> {after[key]}" for key in before.keys() & after.keys() if before[key] != after[key]
+    )
+    return {
+        "removed": dict(Counter(before[key] for key in before.keys() - after.keys()).most_common()),
+        "added": dict(Counter(after[key] for key in after.keys() - before.keys()).most_common()),
+        "rewritten": dict(rewritten.most_common()),
+    }
+
+
+def op_count(concrete: Any) -> int:
+    """The ops of one trace's graph, function bodies (tf.cond, tf.while_loop) included."""
+    return sum(op_types(concrete.graph.as_graph_def()).values())
+
+
+def flops(concrete: Any) -> int | None:
+    """TensorFlow's own count of a graph's floating-point operations (its registered op
+    statistics: MatMul 2*m*n*k, Add one per element). Ops of unknown shape, and ops with no
+    statistic (Relu), count nothing."""
+    builder = tf.compat.v1.profiler.ProfileOptionBuilder
+    options = builder(builder.float_operation()).with_empty_output().build()
+    try:
+        with deprecation.silence():  # the profiler's v1 helpers warn once per process
+            return int(tf.compat.v1.profiler.profile(concrete.graph, options=options).total_float_ops)
+    except Exception:  # noqa: BLE001 - a cost figure is optional; the graph's view stands
+        return None
+
+
+def graph_info(concrete: Any, filename: str = "", passes: bool = False) -> GraphInfo:
+    """The graph before and after Grappler; with `passes`, each of Grappler's passes too."""
     graph_def = concrete.graph.as_graph_def()
     before = op_types(graph_def)
     after: Counter[str]
     fetched: int | None = None
-    passes: list[PassEffect] = []
     try:
         if not concrete.outputs and not concrete.graph.control_outputs:
             after, note = Counter(), _(NOTHING_FETCHED).format(n=sum(before.values()))
@@ -132,11 +183,20 @@ def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
             Counter(),
             _("Grappler could not optimise this graph: {error}").format(error=f"{type(e).__name__}: {e}"),
         )
-    if fetched is None and after and sum(before.values()) <= MAX_PASS_OPS:
-        try:
-            fetched, passes = pass_effects(concrete)
-        except Exception:  # noqa: BLE001 - the passes are a view on top; the graph's counts stand
-            pass
+    effects: list[PassEffect] = []
+    if passes and fetched is None and after:
+        if sum(before.values()) > MAX_PASS_OPS:
+            note = sentences(
+                note,
+                _("Grappler's passes one by one are left out: {n} ops, over {max}.").format(
+                    n=sum(before.values()), max=MAX_PASS_OPS
+                ),
+            )
+        else:
+            try:
+                fetched, effects = pass_effects(concrete)
+            except Exception:  # noqa: BLE001 - the passes are a view on top; the graph's counts stand
+                pass
     ops = graph_ops(concrete.graph, filename)
     by_line = Counter(str(op.line) for op in ops if op.line is not None)
     return GraphInfo(
@@ -149,7 +209,7 @@ def graph_info(concrete: Any, filename: str = "") -> GraphInfo:
         ops_by_line=dict(sorted(by_line.items(), key=lambda kv: int(kv[0]))),
         ops=ops[:MAX_LISTED_OPS],
         op_count_fetched=fetched,
-        passes=passes,
+        passes=effects,
     )
 
 
@@ -267,16 +327,3 @@ def to_dot(graph_def: Any, limit: int = MAX_DOT_NODES) -> str:
         )
     lines.append("}")
     return "\n".join(lines)
-
-
-def hlo_text(
-    python_function: Callable, options: dict, args: list, kwargs: dict, stage: str = "hlo"
-) -> tuple[str | None, str]:
-    """HLO of a fresh jit_compile tf.function, so the user's own tracing count is untouched.
-    Its metadata names each op's source_file: host paths, hidden as in every other text."""
-    inspector = tf.function(python_function, **{**options, "jit_compile": True})
-    try:
-        return hide_paths(inspector.experimental_get_compiler_ir(*args, **kwargs)(stage=stage)), ""
-    except Exception as e:  # noqa: BLE001 - XLA's errors are many: the note says which
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        return None, f"XLA could not produce HLO: {first[:500]}"

@@ -586,6 +586,7 @@ def graph_matmul(a, b):
 """,
         function="graph_matmul",
         calls=("float32[64,64], float32[64,64]",),
+        passes=True,
         article_claim=N_("Graph mode is 10-50x faster because it avoids Python-C++ switches."),
         expect=Expectation(
             tracing_count=1, error_type="", optimized_ops_at_most=5, warning_codes=("python-loop-unrolled",)
@@ -654,6 +655,7 @@ def dense(x, w):
         function="dense",
         calls=("float32[32,64], float32[64,64]",),
         jit_compile=True,
+        passes=True,
         article_claim=N_("XLA fuses ops; the gain depends on the workload."),
         expect=Expectation(tracing_count=1, error_type="", no_warnings=True),
     ),

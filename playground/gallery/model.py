@@ -38,6 +38,7 @@ class Example:
     tab: str = ""  # the results tab its explanation points at, opened with it (ui/results TABS)
     numbers: bool = False  # eager, graph and XLA outputs compared (--numbers)
     tolerance: float = 1e-5
+    passes: bool = False  # Grappler's and XLA's passes one by one (--passes)
 
     def options(self) -> dict[str, object]:
         """The run options the example sets (contract/options.py); the others keep their defaults."""
@@ -47,6 +48,7 @@ class Example:
             "jit_compile": self.jit_compile,
             "numbers": self.numbers,
             "tolerance": self.tolerance,
+            "passes": self.passes,
         }
 
     def job(self, **overrides: object) -> Job:

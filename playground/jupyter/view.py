@@ -15,7 +15,7 @@ from ..contract import i18n, reasons
 from ..contract.i18n import _, sentences
 from ..contract.job import FunctionReport, Report
 from ..contract.source_info import function_source
-from ..reports import line_map, tables
+from ..reports import hlo_passes, line_map, tables
 from ..reports.compare import Comparison
 
 # Each rule under `.tfp.tfp`: twice the class outranks the notebook's own output styles (JupyterLab
@@ -149,6 +149,17 @@ def function_html(function: FunctionReport, source: str) -> str:
     if function.hlo:
         lines = _("HLO: {n} lines").format(n=len(function.hlo.splitlines()))
         parts.append(f"<details><summary>{escape(lines)}</summary>{_pre(function.hlo)}</details>")
+    if function.hlo_passes:
+        changes = "\n\n".join(
+            f"{hlo_passes.label(function.hlo_passes, i)}\n{hlo_passes.change_of(function.hlo_passes, i)}"
+            for i in range(1, len(function.hlo_passes))
+        )
+        parts.append(
+            f"<details><summary>{escape(hlo_passes.summary(function))}</summary>{_pre(changes)}</details>"
+        )
+    if tables.cost_summary(function):
+        parts.append(f"<p>{escape(tables.cost_summary(function))}</p>")
+        parts.append(table(tables.cost_rows(function), "tfp-cost"))
     if function.numbers is not None:
         parts.append(f"<p>{escape(tables.numbers_summary(function.numbers))}</p>")
         parts.append(table(tables.numbers_rows(function.numbers), "tfp-numbers"))

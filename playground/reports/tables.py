@@ -218,17 +218,28 @@ def xla_findings(verdict: XlaVerdict) -> list[tuple[str, str]]:
 
 
 def pass_rows(info: GraphInfo) -> list[dict]:
-    """Grappler's passes one by one: the ops each leaves on its own, and without it."""
+    """Grappler's passes one by one: the ops each leaves on its own, what it removed, added and
+    rewrote there, and the ops the pipeline leaves without it."""
     start = info.op_count_fetched
     return [
         {
             _("pass"): p.name,
             _("ops, this pass alone"): p.op_count_alone,
             _("removed alone"): (start - p.op_count_alone) if start is not None else None,
+            _("op types removed"): type_counts(p.removed),
+            _("added"): type_counts(p.added),
+            _("rewritten"): type_counts(p.rewritten),
             _("ops, every pass but this"): p.op_count_without,
         }
         for p in info.passes
     ]
+
+
+def type_counts(counts: dict[str, int], most: int = 6) -> str:
+    """ "MatMul 100, Const 12, +3 more types"."""
+    shown = ", ".join(f"{name} {n}" for name, n in list(counts.items())[:most])
+    rest = len(counts) - most
+    return shown + (_(", +{n} more types").format(n=rest) if rest > 0 else "")
 
 
 def passes_summary(info: GraphInfo) -> str:
@@ -236,7 +247,7 @@ def passes_summary(info: GraphInfo) -> str:
     start = info.op_count_fetched
     if start is None or not info.passes:
         return ""
-    working = [p for p in info.passes if p.op_count_alone != start]
+    working = [p for p in info.passes if p.op_count_alone != start or p.rewritten]
     if not working:
         return _("No Grappler pass changes this graph's {n} ops on its own.").format(n=start)
     alone = "; ".join(
@@ -251,3 +262,44 @@ def passes_summary(info: GraphInfo) -> str:
         else _(" Turning any one of them off changes nothing: the others do the same work.")
     )
     return _("Passes that change the graph on their own: {alone}.").format(alone=alone) + tail
+
+
+def cost_rows(function: FunctionReport) -> list[dict]:
+    """Per trace: its signature, the ops of its graph and TensorFlow's FLOPs count for it."""
+    flops = function.trace_flops
+    return [
+        {
+            _("trace"): signature,
+            _("ops"): function.trace_ops[i] if i < len(function.trace_ops) else None,
+            _("FLOPs (TensorFlow's op statistics)"): flops[i] if i < len(flops) else None,
+        }
+        for i, signature in enumerate(function.concrete_signatures)
+    ]
+
+
+def cost_summary(function: FunctionReport) -> str:
+    """The function's cost in one line: tracing, and XLA's compile and buffers where it ran."""
+    parts = []
+    if function.tracing_count:
+        parts.append(
+            _("{n} trace(s); the calls that traced took {ms:.1f} ms (tracing and their own run)").format(
+                n=function.tracing_count, ms=function.tracing_s * 1000
+            )
+        )
+    cost = function.xla_cost
+    if cost is not None:
+        parts.append(
+            _("XLA's HLO passes took {ms:.1f} ms: {before} -> {after} instructions").format(
+                ms=cost.compile_s * 1000, before=cost.instructions, after=cost.instructions_optimized
+            )
+        )
+        if cost.buffer_bytes is not None:
+            parts.append(_("XLA's buffers take {size}").format(size=byte_size(cost.buffer_bytes)))
+    return "; ".join(parts) + ("." if parts else "")
+
+
+def byte_size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"

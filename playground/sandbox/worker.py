@@ -106,7 +106,7 @@ def serve(channel: Channel, limits: dict) -> None:
 
     from playground.contract.job import job_from_json, to_dict
     from playground.contract.protocol import Crash, Ready, as_event
-    from playground.engine import device
+    from playground.engine import device, xla
     from playground.engine.pipeline import analyze
     from playground.sandbox import exports
     from playground.sandbox import limits as rlimits
@@ -122,6 +122,8 @@ def serve(channel: Channel, limits: dict) -> None:
     if not line:
         os._exit(0)  # the pool closed without giving us a job
     job = job_from_json(line)
+    if job.passes:
+        xla.dump_passes()  # before the job's first XLA compile: XLA reads its flags once
     rlimits.apply(limits, gpu=bool(gpus))
     try:
         filter_system_calls(job.language)  # last, on every path: the job's code runs next

@@ -51,6 +51,7 @@ NAMES = {
     "shell",
     "Keras",
     "matmul",
+    "FLOPs",
     # Python and TF words written as code in prose (the article writes "相同 shape"): keywords,
     # types, dtype, the isolation kinds.
     "int",

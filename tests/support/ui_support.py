@@ -103,9 +103,10 @@ class CrashingExecutor:
 class SubprocessExecutor:
     """Stand-in for the sandbox pool: one unsandboxed child process per job (isolation "none")."""
 
-    SCRIPT = (
-        "import sys; from playground.engine.pipeline import analyze; from playground.contract.job import "
-        "job_from_json; sys.stdout.write(analyze(job_from_json(sys.stdin.read())).to_json())"
+    SCRIPT = (  # a fresh process, as the sandbox's worker: XLA's passes dumped (engine/xla.py)
+        "import sys; from playground.engine import xla; from playground.engine.pipeline import analyze; "
+        "from playground.contract.job import job_from_json; job = job_from_json(sys.stdin.read()); "
+        "job.passes and xla.dump_passes(); sys.stdout.write(analyze(job).to_json())"
     )
 
     def submit(self, job: Job, on_event=None, control=None) -> Report:

@@ -1,4 +1,5 @@
-"""Graph tab: op counts before and after Grappler, op types, the graph drawn, and HLO text."""
+"""Graph tab: op counts before and after Grappler, its passes, op types, the graph drawn, and
+HLO with XLA's passes (hlo.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ...reports import tables
 from ...reports.figures import count_axis, op_types_figure
 from ...reports.safe_text import graph_dot, markdown_literal, plotly_text
 from .. import keys
+from . import hlo
 
 DRAW_OPEN_BELOW = 40  # larger graphs start collapsed: graphviz gets slow and unreadable
 
@@ -100,7 +102,13 @@ def render(function: FunctionReport | None, source: str = "") -> None:
                         "playground's engine writes."
                     )
                 )
-    if info.passes:
+    if not info.passes:
+        st.caption(
+            _('Turn on "{option}" to see what each of Grappler\'s passes does.').format(
+                option=_(hlo.PASSES_LABEL)
+            )
+        )
+    else:
         with st.expander(_("Grappler's passes, one by one")):
             st.markdown(markdown_literal(tables.passes_summary(info)))
             st.caption(
@@ -114,8 +122,5 @@ def render(function: FunctionReport | None, source: str = "") -> None:
     if function and function.xla:
         for kind, sentence in tables.xla_findings(function.xla):
             (st.error if kind == "error" else st.success)(markdown_literal(sentence))
-    if function and function.hlo:
-        with st.expander("XLA HLO (jit_compile=True)"):
-            st.code(function.hlo, language="text")
-    elif function:
-        st.caption(_("Turn on jit_compile to see the XLA HLO."))
+    if function:
+        hlo.render(function)

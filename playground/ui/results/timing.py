@@ -161,9 +161,21 @@ def numbers_section(numbers: Numbers) -> None:
         st.caption(md(note))
 
 
+def cost_section(function: FunctionReport) -> None:
+    """What each trace costs (ops, FLOPs) and what XLA's compile took, beside the timing."""
+    summary = tables.cost_summary(function)
+    if not summary:
+        return
+    with st.expander(_("Cost: ops, FLOPs, tracing and XLA's compile")):
+        st.markdown(md(summary))
+        st.dataframe(tables.cost_rows(function), hide_index=True, width="stretch")
+
+
 def render(report: Report, function: FunctionReport | None) -> None:
     if function is not None and function.numbers is not None:
         numbers_section(function.numbers)
+    if function is not None:
+        cost_section(function)
     timing = function.timing if function else None
     if timing is None:
         st.info(

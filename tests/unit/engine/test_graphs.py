@@ -78,7 +78,9 @@ def test_grappler_passes_one_by_one_name_the_passes_that_drop_the_dead_matmuls()
             c = tf.matmul(a, b)
         return c
 
-    info = graphs.graph_info(graph_matmul.get_concrete_function(tf.TensorSpec([8, 8]), tf.TensorSpec([8, 8])))
+    info = graphs.graph_info(
+        graph_matmul.get_concrete_function(tf.TensorSpec([8, 8]), tf.TensorSpec([8, 8])), passes=True
+    )
     alone = {p.name: p.op_count_alone for p in info.passes}
     without = {p.name: p.op_count_without for p in info.passes}
     # Every pass off: the traced graph as it is (100 MatMuls, the arguments, the output).
@@ -93,6 +95,9 @@ def test_grappler_passes_one_by_one_name_the_passes_that_drop_the_dead_matmuls()
         info.op_count_optimized
     }
     assert without["remapping"] is None
+    # Op by op: pruning removes the 99 MatMuls nothing fetches (100 made, the last returned).
+    pruning = next(p for p in info.passes if p.name == "model_pruning")
+    assert (pruning.removed, pruning.added, pruning.rewritten) == ({"MatMul": 100 - 1}, {}, {})
     summary = tables.passes_summary(info)
     assert f"model_pruning {info.op_count} -> {info.op_count_optimized}" in summary
     assert "Turning any one of them off changes nothing" in summary
@@ -109,7 +114,11 @@ def test_a_pass_no_other_can_stand_in_for_is_named_as_needed():
         w = tf.constant([[1.0, 2.0], [3.0, 4.0]])
         return x * (tf.reduce_sum(w) * 2.0 + tf.sqrt(tf.constant(9.0)))
 
-    info = graphs.graph_info(folded.get_concrete_function(tf.TensorSpec([2, 2])))
+    info = graphs.graph_info(folded.get_concrete_function(tf.TensorSpec([2, 2])), passes=True)
     folding = next(p for p in info.passes if p.name == "constant_folding")
     assert folding.op_count_alone < info.op_count and folding.op_count_without > info.op_count_optimized
+    # Op by op: the arithmetic on constants goes (w, 2.0, 9.0 and the sum's axis; its *2.0,
+    # sum and sqrt), and the + that joined them becomes the constant holding their value.
+    assert folding.removed == {"Const": 4, "Mul": 1, "Sqrt": 1, "Sum": 1}
+    assert (folding.added, folding.rewritten) == ({}, {"AddV2 -> Const": 1})
     assert "Without constant_folding, the rest leaves more ops" in tables.passes_summary(info)

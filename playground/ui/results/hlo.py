@@ -1,0 +1,77 @@
+"""HLO under XLA: the module as XLA takes it, then its passes one by one (what each changed),
+a diff of any two, and a search through them all."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ...contract.i18n import _
+from ...contract.job import FunctionReport
+from ...contract.options import BY_NAME
+from ...reports import hlo_passes
+from ...reports.safe_text import markdown_literal
+from .. import keys
+
+PASSES_LABEL = BY_NAME["passes"].label  # named by the Graph tab's hint too
+
+
+def render(function: FunctionReport) -> None:
+    if not function.hlo:
+        st.caption(_("Turn on jit_compile to see the XLA HLO."))
+        return
+    with st.expander(_("XLA HLO (jit_compile=True)")):
+        st.code(function.hlo, language="text")
+    passes = function.hlo_passes
+    if not passes:
+        if function.xla_cost is None:  # asked for, a process without XLA's dump has no passes
+            st.caption(
+                _('Turn on "{option}" to see what each of XLA\'s passes does.').format(option=_(PASSES_LABEL))
+            )
+        return
+    with st.expander(_("XLA's passes, one by one")):
+        st.markdown(markdown_literal(hlo_passes.summary(function)))
+        st.caption(
+            _(
+                "XLA's own dump: the module at each pipeline's start and after each pass that "
+                "changed it, in the order XLA ran them. Passes that changed nothing are not dumped."
+            )
+        )
+        st.dataframe(hlo_passes.rows(passes), hide_index=True, width="stretch")
+        picked = st.selectbox(
+            _("What one pass changed"),
+            range(len(passes)),
+            index=len(passes) - 1,
+            key=keys.HLO_PASS,
+            format_func=lambda i: hlo_passes.label(passes, i),
+        )
+        st.code(hlo_passes.change_of(passes, picked), language="diff")
+        c1, c2 = st.columns(2)
+        a = c1.selectbox(
+            _("Compare"),
+            range(len(passes)),
+            index=0,
+            key=keys.HLO_COMPARE_A,
+            format_func=lambda i: hlo_passes.label(passes, i),
+        )
+        b = c2.selectbox(
+            _("with"),
+            range(len(passes)),
+            index=len(passes) - 1,
+            key=keys.HLO_COMPARE_B,
+            format_func=lambda i: hlo_passes.label(passes, i),
+        )
+        st.code(
+            hlo_passes.diff(passes[a], passes[b], hlo_passes.label(passes, a), hlo_passes.label(passes, b)),
+            language="diff",
+        )
+        term = st.text_input(_("Find in every pass's HLO"), key=keys.HLO_SEARCH, max_chars=200)
+        if term:
+            found = hlo_passes.search(passes, term)
+            st.caption(
+                _("In {n} of {total} snapshots: {where}").format(
+                    n=len(found),
+                    total=len(passes),
+                    where=", ".join(_("#{i} ({hits} lines)").format(i=i, hits=hits) for i, hits in found[:40])
+                    or _("none"),
+                )
+            )
