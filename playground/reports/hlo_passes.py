@@ -16,11 +16,12 @@ def label(passes: list[HloPass], index: int) -> str:
     p = passes[index]
     before = passes[index - 1].instructions if index else p.instructions
     name = p.name or _("(start)")
-    counts = (
-        _("{before} -> {after} instructions").format(before=before, after=p.instructions)
-        if before != p.instructions
-        else _("{n} instructions, rewritten").format(n=p.instructions)
-    )
+    if index == 0:
+        counts = _("{n} instructions").format(n=p.instructions)
+    elif before != p.instructions:
+        counts = _("{before} -> {after} instructions").format(before=before, after=p.instructions)
+    else:
+        counts = _("{n} instructions, rewritten").format(n=p.instructions)
     return f"{index} · {p.pipeline} / {name} ({counts})"
 
 
@@ -80,3 +81,19 @@ def summary(function: FunctionReport) -> str:
     ).format(
         changed=changed, before=cost.instructions, after=cost.instructions_optimized, ms=cost.compile_s * 1000
     )
+
+
+def same_passes(a: list[HloPass], b: list[HloPass]) -> list[tuple[int, int]]:
+    """The snapshots two sides of a compare both have: the same pass of the same pipeline, the
+    n-th time it changed the module on each side, as (index in a, index in b)."""
+
+    def keyed(passes: list[HloPass]) -> dict[tuple[str, str, int], int]:
+        seen: dict[tuple[str, str], int] = {}
+        out = {}
+        for i, p in enumerate(passes):
+            n = seen[(p.pipeline, p.name)] = seen.get((p.pipeline, p.name), 0) + 1
+            out[(p.pipeline, p.name, n)] = i
+        return out
+
+    on_b = keyed(b)
+    return [(i, on_b[key]) for key, i in keyed(a).items() if key in on_b]

@@ -218,18 +218,16 @@ def xla_findings(verdict: XlaVerdict) -> list[tuple[str, str]]:
 
 
 def pass_rows(info: GraphInfo) -> list[dict]:
-    """Grappler's passes one by one: the ops each leaves on its own, what it removed, added and
-    rewrote there, and the ops the pipeline leaves without it."""
-    start = info.op_count_fetched
+    """Grappler's passes one by one: the ops each leaves on its own, the op types it removed,
+    added and rewrote there, and the ops the pipeline leaves without it."""
     return [
         {
             _("pass"): p.name,
-            _("ops, this pass alone"): p.op_count_alone,
-            _("removed alone"): (start - p.op_count_alone) if start is not None else None,
-            _("op types removed"): type_counts(p.removed),
+            _("ops, alone"): p.op_count_alone,
+            _("removed"): type_counts(p.removed),
             _("added"): type_counts(p.added),
             _("rewritten"): type_counts(p.rewritten),
-            _("ops, every pass but this"): p.op_count_without,
+            _("ops, all but this"): p.op_count_without,
         }
         for p in info.passes
     ]
@@ -286,6 +284,9 @@ def cost_summary(function: FunctionReport) -> str:
                 n=function.tracing_count, ms=function.tracing_s * 1000
             )
         )
+    flops = function.trace_flops[-1] if function.trace_flops else None
+    if flops is not None:
+        parts.append(_("{flops:,} FLOPs in the last trace's graph").format(flops=flops))
     cost = function.xla_cost
     if cost is not None:
         parts.append(

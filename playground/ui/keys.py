@@ -63,6 +63,7 @@ HLO_PASS = "hlo_pass"  # the XLA pass whose change the Graph tab shows
 HLO_COMPARE_A = "hlo_compare_a"  # two snapshots of XLA's passes, diffed
 HLO_COMPARE_B = "hlo_compare_b"
 HLO_SEARCH = "hlo_search"  # text searched through every pass's HLO
+COMPARE_HLO_PASS = "compare_hlo_pass"  # an XLA pass both sides of a compare ran, diffed
 CLAIMS_TABLE = "claims_table"  # the gallery's claims x versions table
 CLAIMS_PANEL = "claims_panel"  # its expander, open or closed
 OPTIONS_PANEL = "options_panel"  # the options' expander (drawn only while open)

@@ -131,3 +131,42 @@ def test_presenter_at_1280x720_has_the_code_the_plan_and_the_result_on_one_scree
         page.screenshot(path=str(SHOTS / f"presenter-1280x720-{language}.png"))
         if UPDATE_DOCS and language == "en":
             page.screenshot(path=str(DOCS / "presenter.png"))
+
+
+def shoot(locator, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The screen's part of `locator`, scrolled to the top: an element's own screenshot of a
+    tall part of a Streamlit page draws blank below the screen."""
+    locator.evaluate("e => e.scrollIntoView({block: 'start'})")
+    locator.page.wait_for_timeout(300)
+    box = locator.bounding_box()
+    height = min(box["height"], locator.page.viewport_size["height"] - box["y"])
+    clip = {"x": box["x"], "y": box["y"], "width": box["width"], "height": height}
+    locator.page.screenshot(path=str(SHOTS / name), clip=clip)
+
+
+def test_the_pass_views_of_the_passes_walkthrough(server) -> None:
+    """docs/passes.md's pictures: dead-matmuls' Grappler passes, op by op, and xla's passes of
+    XLA with what one changed; both from the examples' recordings, before any Run."""
+    with chromium_page(1400, 900) as page:
+        page.goto(f"{server}/?example=dead-matmuls")
+        wait_idle(page)
+        open_tab(page, "Graph", "en")
+        grappler = page.locator("[data-testid=stExpander]").filter(has_text="Grappler's passes, one by one")
+        grappler.locator("summary").click()
+        expect(grappler.get_by_text("model_pruning 103 → 4", exact=False)).to_be_visible()
+        shoot(grappler, "passes-grappler-1400x900.png")
+        page.goto(f"{server}/?example=xla")
+        wait_idle(page)
+        open_tab(page, "Graph", "en")
+        passes = page.locator("[data-testid=stExpander]").filter(has_text="XLA's passes, one by one")
+        passes.locator("summary").first.click()
+        expect(passes.get_by_text("XLA passes changed the module", exact=False)).to_be_visible()
+        search = passes.get_by_label("Find in every pass's HLO")
+        search.fill("fusion")
+        search.press("Enter")
+        wait_idle(page)
+        expect(passes.get_by_text("snapshots: #", exact=False)).to_be_visible()
+        shoot(passes, "passes-xla-1400x900.png")
+    if UPDATE_DOCS:
+        for name in ("grappler", "xla"):
+            (DOCS / f"passes-{name}.png").write_bytes((SHOTS / f"passes-{name}-1400x900.png").read_bytes())

@@ -817,3 +817,37 @@ def test_numbers_side_by_side_fill_the_timing_tab_with_a_verdict_and_a_row_per_o
     assert [shown(s.value) for s in tab(app, "Graph").success] == [
         "XLA has a kernel for every op of this graph: jit_compile=True would take it."
     ]
+
+
+def test_xlas_passes_one_by_one_a_pass_a_compare_and_a_search_from_the_recorded_example(app: AppTest) -> None:
+    from playground.gallery.recorded import recorded
+
+    passes = recorded("xla", "en").functions[0].hlo_passes
+    algsimp = next(i for i, p in enumerate(passes) if p.name == "algsimp")
+    app.query_params["example"] = "xla"
+    app.run()
+    graph = tab(app, "Graph")
+    assert any(e.label == "XLA's passes, one by one" for e in graph.expander)
+    app.selectbox(key=keys.HLO_PASS).set_value(algsimp).run()
+    graph = next(t for t in app.tabs if t.label == "Graph")
+    shown_diffs = [c.value for c in graph.code if c.language == "diff"]
+    # What algsimp changed: the diff against the snapshot before it, its lines removed and added.
+    before, after = passes[algsimp - 1].hlo.splitlines(), passes[algsimp].hlo.splitlines()
+    gone = [line for line in before if line not in after]
+    assert gone and all(f"-{line}" in shown_diffs[0].splitlines() for line in gone)
+    app.selectbox(key=keys.HLO_COMPARE_A).set_value(0).run()
+    app.selectbox(key=keys.HLO_COMPARE_B).set_value(0).run()
+    graph = next(t for t in app.tabs if t.label == "Graph")
+    assert "The two snapshots are the same text." in [c.value for c in graph.code if c.language == "diff"]
+    app.text_input(key=keys.HLO_SEARCH).input("fusion").run()
+    having = [i for i, p in enumerate(passes) if "fusion" in p.hlo]
+    assert having and any(
+        f"In {len(having)} of {len(passes)} snapshots" in shown(c.value) for c in app.caption
+    )
+
+
+def test_without_passes_the_graph_tab_says_how_to_see_them(app: AppTest) -> None:
+    app.run()  # retracing: no --passes
+    graph = tab(app, "Graph")
+    assert any('Turn on "Passes one by one (Grappler and XLA)"' in shown(c.value) for c in graph.caption)
+    assert not any(e.label == "Grappler's passes, one by one" for e in graph.expander)

@@ -41,6 +41,29 @@ def test_tracebacks_name_the_read_only_job_file(pool):
     assert report.message.startswith("ValueError (line 2): boom")
 
 
+XLA_JOB = """import os
+import tensorflow as tf
+
+@tf.function(jit_compile=True)
+def scaled(x):
+    return tf.reduce_sum(x * 1.0 + 0.0)
+
+print(os.environ.get("XLA_FLAGS") is not None)
+"""
+
+
+def test_a_worker_dumps_xlas_passes_only_when_asked_and_only_the_inspectors(pool):
+    # A fresh worker sets XLA's dump flags before the job's code: the passes come back. Without
+    # --passes it sets nothing, and the script's environment is as plain python's.
+    asked, _ = timed(pool, Job(source=XLA_JOB, function="scaled", calls=("float32[8]",), passes=True))
+    plain, _ = timed(pool, Job(source=XLA_JOB, function="scaled", calls=("float32[8]",)))
+    (views,) = asked.functions
+    assert asked.status == "ok" and views.hlo_passes and views.xla_cost is not None
+    assert [p.name for p in views.hlo_passes if p.name == "algsimp"] == ["algsimp"]  # x * 1.0 + 0.0
+    assert (asked.stdout, plain.stdout) == ("True\n", "False\n")
+    assert plain.functions[0].hlo_passes == [] and plain.functions[0].hlo
+
+
 def test_queued_jobs_learn_their_position_and_all_finish(pool):
     events: list[list[dict]] = [[] for _ in range(4)]
     reports = [None] * 4

@@ -11,6 +11,7 @@ from ...contract import reasons
 from ...contract.i18n import N_, _
 from ...contract.job import CallRecord, FunctionReport, Report
 from ...contract.reasons import mode_name
+from ...reports import hlo_passes
 from ...reports.compare import Comparison, Difference
 from ...reports.figures import log_ticks
 from ...reports.safe_text import markdown_literal as md
@@ -255,6 +256,27 @@ def graph_view(c: Comparison, fa: FunctionReport | None, fb: FunctionReport | No
     for side, function in (("a", fa), ("b", fb)):
         if function and function.graph and function.graph.note:
             st.caption(f"{md(labels(c)[side])}: {md(function.graph.note)}")
+    if fa and fb:
+        same_pass_view(fa, fb)
+
+
+def same_pass_view(fa: FunctionReport, fb: FunctionReport) -> None:
+    """One XLA pass on both sides (--passes on each): side a's module after it against b's."""
+    pairs = hlo_passes.same_passes(fa.hlo_passes, fb.hlo_passes)
+    if not pairs:
+        return
+    i, j = st.selectbox(
+        _("The same XLA pass on both sides"),
+        pairs,
+        index=len(pairs) - 1,
+        key=keys.COMPARE_HLO_PASS,
+        format_func=lambda pair: hlo_passes.label(fa.hlo_passes, pair[0]),
+    )
+    a_name = "a: " + hlo_passes.label(fa.hlo_passes, i)
+    b_name = "b: " + hlo_passes.label(fb.hlo_passes, j)
+    st.code(
+        hlo_passes.diff(fa.hlo_passes[i], fb.hlo_passes[j], a_name, b_name), language="diff", wrap_lines=True
+    )
 
 
 def timing_figure(c: Comparison, fa: FunctionReport | None, fb: FunctionReport | None) -> go.Figure:

@@ -44,7 +44,7 @@ def render(function: FunctionReport) -> None:
             key=keys.HLO_PASS,
             format_func=lambda i: hlo_passes.label(passes, i),
         )
-        st.code(hlo_passes.change_of(passes, picked), language="diff")
+        st.code(hlo_passes.change_of(passes, picked), language="diff", wrap_lines=True)
         c1, c2 = st.columns(2)
         a = c1.selectbox(
             _("Compare"),
@@ -63,6 +63,7 @@ def render(function: FunctionReport) -> None:
         st.code(
             hlo_passes.diff(passes[a], passes[b], hlo_passes.label(passes, a), hlo_passes.label(passes, b)),
             language="diff",
+            wrap_lines=True,
         )
         term = st.text_input(_("Find in every pass's HLO"), key=keys.HLO_SEARCH, max_chars=200)
         if term:

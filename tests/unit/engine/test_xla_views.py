@@ -133,3 +133,13 @@ def test_diff_search_and_labels_of_snapshots():
     assert hlo_passes.search(passes, "add(") == [(0, 1), (1, 1)]
     cut = HloPass("simplification", "cse", "", 1)
     assert "size cap" in hlo_passes.diff(b, cut)
+
+
+def test_the_same_pass_on_two_sides_pairs_by_pipeline_name_and_turn():
+    def snap(pipeline: str, name: str) -> HloPass:
+        return HloPass(pipeline, name, f"{pipeline} {name}\n", 1)
+
+    a = [snap("s", ""), snap("simp", "algsimp"), snap("simp", "algsimp"), snap("late", "fusion")]
+    b = [snap("s", ""), snap("simp", "algsimp"), snap("late", "fusion"), snap("late", "copy")]
+    # algsimp changed a's module twice and b's once: only its first turn is on both sides.
+    assert hlo_passes.same_passes(a, b) == [(0, 0), (1, 1), (3, 2)]
