@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import tensorflow as tf
 
@@ -94,7 +95,7 @@ def views(
     return out
 
 
-def _inspector(python_function: Callable, options: dict) -> Callable:
+def _inspector(python_function: Callable, options: dict) -> Any:
     """A fresh jit_compile tf.function over the same Python function, named with MARK (TF
     takes the name from the function when the tf.function is made; it is put back at once)."""
     target = getattr(python_function, "__func__", python_function)  # a bound method's function
