@@ -37,34 +37,23 @@ def render(function: FunctionReport) -> None:
             )
         )
         st.dataframe(hlo_passes.rows(passes), hide_index=True, width="stretch")
-        picked = st.selectbox(
-            _("What one pass changed"),
-            range(len(passes)),
-            index=len(passes) - 1,
-            key=keys.HLO_PASS,
-            format_func=lambda i: hlo_passes.label(passes, i),
-        )
+        last = len(passes) - 1
+
+        def pick(where, label: str, key: str, index: int) -> int:
+            return where.selectbox(
+                label,
+                range(len(passes)),
+                index=index,
+                key=key,
+                format_func=lambda i: hlo_passes.label(passes, i),
+            )
+
+        picked = pick(st, _("What one pass changed"), keys.HLO_PASS, last)
         st.code(hlo_passes.change_of(passes, picked), language="diff", wrap_lines=True)
         c1, c2 = st.columns(2)
-        a = c1.selectbox(
-            _("Compare"),
-            range(len(passes)),
-            index=0,
-            key=keys.HLO_COMPARE_A,
-            format_func=lambda i: hlo_passes.label(passes, i),
-        )
-        b = c2.selectbox(
-            _("with"),
-            range(len(passes)),
-            index=len(passes) - 1,
-            key=keys.HLO_COMPARE_B,
-            format_func=lambda i: hlo_passes.label(passes, i),
-        )
-        st.code(
-            hlo_passes.diff(passes[a], passes[b], hlo_passes.label(passes, a), hlo_passes.label(passes, b)),
-            language="diff",
-            wrap_lines=True,
-        )
+        a, b = pick(c1, _("Compare"), keys.HLO_COMPARE_A, 0), pick(c2, _("with"), keys.HLO_COMPARE_B, last)
+        label_a, label_b = hlo_passes.label(passes, a), hlo_passes.label(passes, b)
+        st.code(hlo_passes.diff(passes[a], passes[b], label_a, label_b), language="diff", wrap_lines=True)
         term = st.text_input(_("Find in every pass's HLO"), key=keys.HLO_SEARCH, max_chars=200)
         if term:
             found = hlo_passes.search(passes, term)
