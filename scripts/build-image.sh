@@ -5,6 +5,7 @@
 #                          [--tf-extra 2.15.1,2.12.1]   (extra TF versions: TF_EXTRA_VERSIONS)
 #                          [--network host]   (the build's RUN steps on the host's network, no NAT)
 #                          [--proxy-tag NAME | --no-proxy]   (deploy/proxy on the same base)
+#                          [--prometheus-tag NAME | --no-prometheus]   (deploy/prometheus, likewise)
 # The base is the Dockerfile's default (python:3.11-slim-bookworm) when it is present or can be
 # pulled. Where Docker Hub is unreachable (these CI machines) it is a base made of Debian's own
 # bookworm packages (python3 3.11, with venv) by debootstrap, from the mirror apt uses here. That
@@ -17,6 +18,7 @@ OFFICIAL=python:3.11-slim-bookworm        # the Dockerfile's ARG BASE_IMAGE defa
 LOCAL_BASE=local/python:3.11-bookworm-debootstrap
 TAG=tf-playground:latest                  # docker-compose.yml's image
 PROXY_TAG=tf-playground-proxy:latest      # docker-compose.yml's proxy image; "" with --no-proxy
+PROMETHEUS_TAG=tf-playground-prometheus:latest  # its `metrics` profile's; "" with --no-prometheus
 VARIANT="${TF_VARIANT:-cpu}"
 EXTRA_VERSIONS="${TF_EXTRA_VERSIONS:-}"
 BASE=""
@@ -32,7 +34,9 @@ while [ $# -gt 0 ]; do
     --network) NETWORK=(--network "$2"); shift 2 ;;
     --proxy-tag) PROXY_TAG="$2"; shift 2 ;;
     --no-proxy) PROXY_TAG=""; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --prometheus-tag) PROMETHEUS_TAG="$2"; shift 2 ;;
+    --no-prometheus) PROMETHEUS_TAG=""; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "build-image.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -137,6 +141,10 @@ build "$TAG" "$VARIANT" . --build-arg TF_VARIANT="$VARIANT" --build-arg TF_EXTRA
 # The proxy (deploy/proxy): nginx and openssl from Debian's packages on the same base.
 if [ -n "$PROXY_TAG" ]; then
   build "$PROXY_TAG" nginx deploy/proxy
+fi
+# Prometheus (deploy/prometheus) from Debian's packages, for the compose profile `metrics`.
+if [ -n "$PROMETHEUS_TAG" ]; then
+  build "$PROMETHEUS_TAG" prometheus deploy/prometheus
 fi
 # Images a rebuild left untagged on the local base (3 GB each for the app; CI builds on one
 # machine again and again). The label comes only from that base, so no other image is touched.

@@ -1,12 +1,16 @@
 """The operator's door: GET /metrics, the server's numbers in Prometheus' text format
 (runs/metrics.py), for the addresses PLAYGROUND_METRICS_ALLOW names (default: this machine
-only). The address is the connection's own peer, never a forwarded header a client can write;
-the public proxy does not pass /metrics at all (deploy/proxy/nginx.conf.template)."""
+only): networks, or host names looked up when asked (compose's `prometheus` service, whose
+address the compose network picks). The address is the connection's own peer, never a
+forwarded header a client can write; the public proxy does not pass /metrics at all
+(deploy/proxy/nginx.conf.template)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import ipaddress
+import re
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -15,11 +19,14 @@ from ..contract.config import Settings
 from ..runs import metrics
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
+LOOKUP_S = 1.0  # a slow resolver answers 403, not a hung scrape
 
 
 async def metrics_page(request: Request) -> Response:
     peer = request.client.host if request.client else ""
-    if not allowed(peer, Settings.from_env().metrics_allow):
+    setting = Settings.from_env().metrics_allow
+    if not allowed(peer, setting) and not await named(peer, setting):
         return PlainTextResponse(
             "403: /metrics answers only the addresses in PLAYGROUND_METRICS_ALLOW\n", status_code=403
         )
@@ -35,9 +42,27 @@ def allowed(peer: str, setting: str) -> bool:
     return any(address in network for network in networks(setting))
 
 
+async def named(peer: str, setting: str) -> bool:
+    """Whether a host name in the setting resolves to the peer's address now. A name that does
+    not resolve (its service is not running) allows nothing."""
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    loop = asyncio.get_running_loop()
+    for host in hosts(setting):
+        try:
+            found = await asyncio.wait_for(loop.getaddrinfo(host, None), LOOKUP_S)
+        except (OSError, asyncio.TimeoutError):
+            continue
+        if any(ipaddress.ip_address(info[4][0]) == address for info in found):
+            return True
+    return False
+
+
 @functools.cache
 def networks(setting: str) -> tuple[Network, ...]:
-    """'127.0.0.1/32,10.0.0.0/8' as networks; an entry that is not one is skipped."""
+    """'127.0.0.1/32,10.0.0.0/8,prometheus': its networks; the other entries are not."""
     found = []
     for part in setting.split(","):
         try:
@@ -45,3 +70,18 @@ def networks(setting: str) -> tuple[Network, ...]:
         except ValueError:
             continue
     return tuple(found)
+
+
+@functools.cache
+def hosts(setting: str) -> tuple[str, ...]:
+    """'127.0.0.1/32,prometheus': its host names (letters, digits, dots and hyphens)."""
+    names = [part.strip() for part in setting.split(",")]
+    return tuple(n for n in names if HOST_NAME.fullmatch(n) and not _is_network(n))
+
+
+def _is_network(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return True

@@ -47,6 +47,11 @@ def warm_at_start() -> None:
         pay_first_use_costs()
 
     threading.Thread(target=start, name="warm-pool", daemon=True).start()
+    count_sessions()
+
+
+def count_sessions() -> None:
+    """/metrics reads the page's open sessions at each scrape."""
     metrics.gauge("playground_open_sessions", "Open page sessions (browser tabs).", open_sessions)
 
 

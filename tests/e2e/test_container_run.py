@@ -20,6 +20,9 @@ import socket
 import ssl
 import subprocess
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import compose_service
 import container_support
@@ -67,9 +70,12 @@ def engine(request):
     figures.report(request.config, f"container tests: {time.monotonic() - started:.0f} s in all ({which})")
 
 
-def services() -> dict[str, compose_service.Service]:
-    """The compose services, each published port moved to a free one on the file's address."""
-    return compose_service.load_all(COMPOSE, environ=ENVIRON, publish=lambda port: free_port())
+def services(*profiles: str) -> dict[str, compose_service.Service]:
+    """The compose services (with those of `profiles`), each published port moved to a free one
+    on the file's address."""
+    return compose_service.load_all(
+        COMPOSE, environ=ENVIRON, publish=lambda port: free_port(), profiles=profiles
+    )
 
 
 def service() -> compose_service.Service:
@@ -85,8 +91,10 @@ def app_port() -> int:
 
 @pytest.fixture(scope="module")
 def image(engine, request) -> container_support.Build:
-    spec, proxy = service(), services()["proxy"]
-    built = container_support.build(spec.image, spec.build_args.get("TF_VARIANT", "cpu"), proxy=proxy.image)
+    spec, proxy, prometheus = service(), services()["proxy"], services("metrics")["prometheus"]
+    built = container_support.build(
+        spec.image, spec.build_args.get("TF_VARIANT", "cpu"), proxy=proxy.image, prometheus=prometheus.image
+    )
     for line in built.lines:
         figures.report(request.config, f"build-image.sh: {line}")
     figures.report(
@@ -411,3 +419,60 @@ def test_a_burst_from_one_address_gets_429_from_the_proxy(proxied) -> None:
     # nginx's own page (the app's front door has a request limit of its own, behind this one).
     by_nginx = [body for status, body in answers if status == 429 and b"nginx" in body]
     assert len(by_nginx) >= 20, [status for status, _ in answers]
+
+
+# ---------------------------------------------------------------- the operator's Prometheus
+@pytest.fixture(scope="module")
+def prometheus(image, network, up) -> str:
+    """The `metrics` profile's Prometheus on the app's network, its data on a volume of this
+    test's (the file's named volume would outlive it): its URL once it is ready."""
+    spec = services("metrics")["prometheus"]
+    volume = f"playground-test-prometheus-{os.getpid()}"
+    argv = [
+        *spec.run_argv(network=network, without=lambda f, v: f == "--volume"),
+        "--volume",
+        f"{volume}:/prometheus",
+    ]
+    with container_support.running(
+        spec.image, argv, f"playground-test-prometheus-{os.getpid()}"
+    ) as container:
+        url = published_url(container, spec.ports[0])
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/-/ready", timeout=5) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise AssertionError(
+                        f"Prometheus was not ready within 60 s:\n{container.logs()}"
+                    ) from None
+            time.sleep(0.5)
+        yield url
+    container_support.docker("volume", "rm", "--force", volume, check=False)
+
+
+def query(prometheus: str, expression: str) -> list[dict]:
+    with urllib.request.urlopen(
+        f"{prometheus}/api/v1/query?query={urllib.parse.quote(expression)}", timeout=10
+    ) as r:
+        return json.loads(r.read())["data"]["result"]
+
+
+def test_prometheus_scrapes_the_apps_metrics_by_its_service_name_and_nobody_else_may(
+    app, up, prometheus
+) -> None:
+    # Its first scrape comes within one interval (15 s) of its start: the target is up, so the
+    # app answered 200 to the address its name resolves to, and the playground's series are in.
+    deadline = time.monotonic() + 60
+    while not [s for s in query(prometheus, 'up{job="playground"}') if s["value"][1] == "1"]:
+        assert time.monotonic() < deadline, query(prometheus, 'up{job="playground"}')
+        time.sleep(2)
+    assert [s["metric"]["__name__"] for s in query(prometheus, "playground_workers_ready")] == [
+        "playground_workers_ready"
+    ]
+    # The host, another peer on the network, is refused.
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(up + "/metrics", timeout=10)
+    assert refused.value.code == 403

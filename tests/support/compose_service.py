@@ -51,6 +51,7 @@ class Service:
     expose: tuple[int, ...] = ()  # container ports only other services reach
     depends_on: tuple[str, ...] = ()  # services to start before this one
     build_context: pathlib.Path | None = None  # build.context, relative to the file
+    profiles: tuple[str, ...] = ()  # started only with one of these (`--profile`); () always
 
     def run_argv(
         self, *, without: Callable[[str, str | None], bool] = lambda f, v: False, network: str | None = None
@@ -151,10 +152,16 @@ def names(path: pathlib.Path) -> list[str]:
 
 
 def load_all(
-    path: pathlib.Path, *, environ: Mapping[str, str], publish: Callable[[int], int] | None = None
+    path: pathlib.Path,
+    *,
+    environ: Mapping[str, str],
+    publish: Callable[[int], int] | None = None,
+    profiles: tuple[str, ...] = (),
 ) -> dict[str, Service]:
-    """Every service of the file, by name, in the file's order."""
-    return {name: load(path, environ=environ, publish=publish, name=name) for name in names(path)}
+    """The services `docker compose --profile P ...` starts, by name, in the file's order: those
+    with no profile, and those of one of `profiles`."""
+    every = {name: load(path, environ=environ, publish=publish, name=name) for name in names(path)}
+    return {name: s for name, s in every.items() if not s.profiles or set(s.profiles) & set(profiles)}
 
 
 def load(
@@ -183,8 +190,12 @@ def load(
     ports: list[int] = []
     expose: list[int] = []
     depends_on: tuple[str, ...] = ()
+    profiles: tuple[str, ...] = ()
     for key, value in service.items():
         if key in BUILD_KEYS:
+            continue
+        if key == "profiles":
+            profiles = tuple(str(p) for p in value)
             continue
         if key in FLAGS:
             if value is True:
@@ -236,6 +247,7 @@ def load(
         expose=tuple(expose),
         depends_on=depends_on,
         build_context=(path.parent / context).resolve() if context else None,
+        profiles=profiles,
     )
 
 

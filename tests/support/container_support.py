@@ -50,11 +50,13 @@ class Build:
         return docker("image", "inspect", "-f", "{{.Config.User}}", self.image).stdout.strip()
 
 
-def build(image: str, variant: str, proxy: str | None = None) -> Build:
+def build(image: str, variant: str, proxy: str | None = None, prometheus: str | None = None) -> Build:
     """The script the docs give, with the host's network for the build's RUN steps (no NAT);
-    `proxy`: also the nginx image (deploy/proxy) with that tag, on the same base."""
+    `proxy`, `prometheus`: also the nginx image (deploy/proxy) and Prometheus' (deploy/prometheus)
+    with those tags, on the same base."""
     started = time.monotonic()
     proxy_args = ["--proxy-tag", proxy] if proxy else ["--no-proxy"]
+    proxy_args += ["--prometheus-tag", prometheus] if prometheus else ["--no-prometheus"]
     done = subprocess.run(
         [
             str(ROOT / "scripts" / "build-image.sh"),

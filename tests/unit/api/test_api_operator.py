@@ -144,3 +144,22 @@ def test_which_peers_may_read_the_metrics(peer, setting, allowed):
     from playground.api.operator_metrics import allowed as may_read
 
     assert may_read(peer, setting) is allowed
+
+
+@pytest.mark.parametrize(
+    ("peer", "setting", "allowed"),
+    [
+        ("127.0.0.1", "10.0.0.0/8,localhost", True),  # the name resolves to the peer
+        ("10.9.9.9", "localhost", False),  # it resolves, to another address
+        ("127.0.0.1", "no-such-host.invalid", False),  # it does not resolve: nothing allowed
+        ("testclient", "localhost", False),  # no peer address
+        ("127.0.0.1", "127.0.0.1/32; rm -rf", False),  # not a host name: never looked up
+    ],
+)
+def test_a_host_name_in_the_setting_allows_the_address_it_resolves_to(peer, setting, allowed):
+    import asyncio
+
+    from playground.api.operator_metrics import hosts, named
+
+    assert asyncio.run(named(peer, setting)) is allowed
+    assert "10.0.0.0/8" not in hosts(setting)

@@ -15,7 +15,7 @@ from compose_service import UntranslatedKey, interpolate, load, load_all, start_
 ROOT = repo_paths.ROOT
 COMPOSE = ROOT / "docker-compose.yml"
 # What the order of starting is, not a docker run option: removing it changes no argv.
-ORDER_KEYS = {"depends_on"}
+ORDER_KEYS = {"depends_on", "profiles"}  # which services start, and in what order: no run option
 
 
 def write(tmp_path: pathlib.Path, service: dict, **others: dict) -> pathlib.Path:
@@ -79,12 +79,12 @@ def test_every_key_of_the_real_file_becomes_options(tmp_path) -> None:
     """Each run key of each of docker-compose.yml's services adds options: none is read and
     dropped (depends_on is the order of starting, checked below)."""
     raw_services = yaml.safe_load(COMPOSE.read_text())["services"]
-    assert set(raw_services) == {"playground", "proxy"}
-    for name, service in load_all(COMPOSE, environ={}).items():
+    assert set(raw_services) == {"playground", "proxy", "prometheus"}
+    for name, service in load_all(COMPOSE, environ={}, profiles=("metrics",)).items():
         raw = raw_services[name]
         full = service.run_argv()
         run_keys = set(raw) - compose_service.BUILD_KEYS - ORDER_KEYS
-        assert {"security_opt", "cap_drop", "read_only", "environment"} <= run_keys, name
+        assert {"security_opt", "cap_drop", "read_only"} <= run_keys, name
         for key in run_keys:
             fewer = load(
                 write(tmp_path, {k: v for k, v in raw.items() if k != key and k not in ORDER_KEYS}),
@@ -110,6 +110,20 @@ def test_the_app_is_reached_through_the_proxy_only() -> None:
         assert ("--cap-drop", "ALL") in service.options
         assert ("--security-opt", "no-new-privileges:true") in service.options
     assert start_order(services) == ["playground", "proxy"]
+
+
+def test_prometheus_runs_only_under_its_profile_on_loopback_and_hardened() -> None:
+    services = load_all(COMPOSE, environ={}, profiles=("metrics",))
+    prometheus = services["prometheus"]
+    assert prometheus.profiles == ("metrics",) and prometheus.depends_on == ("playground",)
+    assert ("--publish", "127.0.0.1:9090:9090") in prometheus.options
+    assert ("--read-only", None) in prometheus.options and ("--cap-drop", "ALL") in prometheus.options
+    # The app lets it scrape /metrics by its service name.
+    allow = dict(
+        o for o in services["playground"].options if o[0] == "--env" and o[1].startswith("PLAYGROUND_M")
+    )
+    assert "prometheus" in allow["--env"].split("=", 1)[1].split(",")
+    assert start_order(services) == ["playground", "proxy", "prometheus"]
 
 
 def test_a_network_makes_each_service_reachable_by_its_name(tmp_path) -> None:
