@@ -73,6 +73,7 @@ ARGS_PANEL = "args_panel"  # the argument builder's expander (drawn only while o
 # Session state that is not a widget
 INITIALISED = "_initialised"
 RESULT = "_result"  # ui.state.Result of the last run
+FIGURES = "_figures"  # ui.memo: each report's figures, built once
 RUN_ERROR = "_run_error"  # message of a run that produced no report
 RUN_ERROR_FIELD = "_run_error_field"  # the widget key of the field a refused run names
 FIELD_ERRORS = "_field_errors"  # {widget key: message} from validation

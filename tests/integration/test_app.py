@@ -851,3 +851,25 @@ def test_without_passes_the_graph_tab_says_how_to_see_them(app: AppTest) -> None
     graph = tab(app, "Graph")
     assert any('Turn on "Passes one by one (Grappler and XLA)"' in shown(c.value) for c in graph.caption)
     assert not any(e.label == "Grappler's passes, one by one" for e in graph.expander)
+
+
+def test_a_reports_chart_is_built_once_not_on_every_rerun(app: AppTest, monkeypatch) -> None:
+    from playground.reports import figures
+    from playground.ui.results import traces
+
+    built = []
+
+    def counted(function):  # type: ignore[no-untyped-def]
+        built.append(function.name)
+        return figures.tracing_figure(function)
+
+    counted.__qualname__ = "counted"
+    monkeypatch.setattr(traces, "tracing_figure", counted)
+    app.run()  # the example's recorded report: its chart
+    app.button(key=keys.RUN).click().run()  # a live report: its own
+    assert built == ["process", "process"]
+    spec = plotly_specs(tab(app, "Traces"))
+    for _ in range(3):
+        app.run()  # a press elsewhere: the page reruns, the report is the same
+    assert built == ["process", "process"]
+    assert plotly_specs(tab(app, "Traces")) == spec  # drawn from the one built

@@ -26,7 +26,7 @@ import asyncio
 import ssl
 import time
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -150,6 +150,7 @@ class Session:
         self.finished: list[str] = []  # script_finished statuses, in order
         self.messages = 0
         self.closed: Closed | None = None
+        self.watch: Callable[[ForwardMsg], None] | None = None  # sees every ForwardMsg (a bench's reader)
         self._closed_by_us = False
         self._changed = asyncio.Event()
         self._reader = asyncio.create_task(self._read())
@@ -212,6 +213,8 @@ class Session:
                     continue
                 message = ForwardMsg()
                 message.ParseFromString(frame)
+                if self.watch is not None:
+                    self.watch(message)
                 kind = message.WhichOneof("type")
                 if kind == "new_session":
                     self.page_script_hash = message.new_session.page_script_hash

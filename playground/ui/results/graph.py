@@ -11,7 +11,7 @@ from ...contract.job import FunctionReport, GraphInfo
 from ...reports import tables
 from ...reports.figures import count_axis, op_types_figure
 from ...reports.safe_text import graph_dot, markdown_literal, plotly_text
-from .. import keys
+from .. import keys, memo
 from . import hlo
 
 DRAW_OPEN_BELOW = 40  # larger graphs start collapsed: graphviz gets slow and unreadable
@@ -59,7 +59,7 @@ def by_source_line(info: GraphInfo, source: str) -> None:
     lines = [int(n) for n in info.ops_by_line if n.isdecimal() and len(n) < 10]  # keys are text
     if not lines:
         return
-    st.plotly_chart(ops_by_line_figure(info), key=keys.OPS_BY_LINE_CHART, width="stretch")
+    st.plotly_chart(memo.figure(ops_by_line_figure, info), key=keys.OPS_BY_LINE_CHART, width="stretch")
     line = st.selectbox(
         _("Ops made by one line of your code"),
         lines,
@@ -85,7 +85,7 @@ def render(function: FunctionReport | None, source: str = "") -> None:
     )
     if info.note:
         st.info(markdown_literal(info.note))
-    st.plotly_chart(op_types_figure(info), key=keys.OP_TYPES_CHART, width="stretch")
+    st.plotly_chart(memo.figure(op_types_figure, info), key=keys.OP_TYPES_CHART, width="stretch")
     by_source_line(info, source)
     if info.dot:
         with st.expander(

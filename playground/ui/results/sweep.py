@@ -10,7 +10,7 @@ from ...contract.job import SweepPoint, Timing
 from ...contract.reasons import mode_name
 from ...reports.figures import COLOURS, label_log_axis
 from ...reports.safe_text import markdown_literal, plotly_text
-from .. import keys
+from .. import keys, memo
 
 MODES = tuple((mode, f"{mode}_s", COLOURS[mode]) for mode in ("eager", "graph", "xla"))
 
@@ -144,7 +144,7 @@ def render(timing: Timing, device: str) -> None:
             label=markdown_literal(timing.sweep_label or _("size")), device=markdown_literal(device)
         )
     )
-    st.plotly_chart(sweep_figure(timing, device), key=keys.TIMING_SWEEP, width="stretch")
+    st.plotly_chart(memo.figure(sweep_figure, timing, device), key=keys.TIMING_SWEEP, width="stretch")
     summary = retrace_summary(timing.sweep)
     if summary:
         st.caption(summary)

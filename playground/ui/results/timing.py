@@ -16,7 +16,7 @@ from ...reports import tables
 from ...reports.figures import distribution_figure, phases_figure, ratio_words
 from ...reports.safe_text import markdown_literal as md
 from ...reports.tables import mode_rows, modes
-from .. import keys
+from .. import keys, memo
 from ..options import TIMING_LABEL
 from . import sweep
 
@@ -148,7 +148,8 @@ def charts(timing: Timing) -> None:
     c1, c2 = st.columns(2)
     log = c1.toggle(_("Log axis"), key=keys.TIMING_LOG)  # defaults: TAB_CONTROLS
     points = c2.toggle(_("Show every sample"), key=keys.TIMING_POINTS)
-    st.plotly_chart(distribution_figure(timing, log=log, points=points), key=keys.TIMING_BOX, width="stretch")
+    chart = memo.figure(distribution_figure, timing, log=log, points=points)
+    st.plotly_chart(chart, key=keys.TIMING_BOX, width="stretch")
 
 
 def numbers_section(numbers: Numbers) -> None:
@@ -207,7 +208,7 @@ def render(report: Report, function: FunctionReport | None) -> None:
     for note in timing.notes:
         st.info(md(note))
     charts(timing)
-    st.plotly_chart(phases_figure(timing), key=keys.TIMING_PHASES, width="stretch")
+    st.plotly_chart(memo.figure(phases_figure, timing), key=keys.TIMING_PHASES, width="stretch")
     st.dataframe(mode_rows(timing, device), hide_index=True, width="stretch")
     sweep.render(timing, device)
     environment_card(report, timing)

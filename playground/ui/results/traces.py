@@ -11,7 +11,7 @@ from ...reports import tables
 from ...reports.figures import tracing_figure
 from ...reports.safe_text import code_span, markdown_literal
 from ...reports.tables import timeline_rows
-from .. import folded, keys
+from .. import folded, keys, memo
 
 
 def render(function: FunctionReport | None, made_by_libraries: list[FunctionReport]) -> None:
@@ -54,7 +54,7 @@ def libraries(functions: list[FunctionReport]) -> None:
 
 def own(function: FunctionReport) -> None:
     st.dataframe(timeline_rows(function), hide_index=True, width="stretch")
-    st.plotly_chart(tracing_figure(function), key=keys.TRACE_CHART, width="stretch")
+    st.plotly_chart(memo.figure(tracing_figure, function), key=keys.TRACE_CHART, width="stretch")
     for warning in function.retracing_warnings:
         st.warning(_("TensorFlow's own retracing warning fired:") + "\n\n" + markdown_literal(warning))
     st.markdown(

@@ -513,7 +513,8 @@ def load_compose() -> dict:
 @pytest.fixture(scope="module")
 def service() -> dict:
     services = load_compose()["services"]
-    assert set(services) == {"playground", "proxy"}
+    assert set(services) == {"playground", "proxy", "prometheus"}
+    assert services["prometheus"]["profiles"] == ["metrics"]  # only when asked for
     return services["playground"]
 
 
