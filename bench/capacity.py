@@ -11,7 +11,9 @@ The visitors ramp up step by step (--steps). For each step, over its measured wi
 - health: the slowest of one `/_stcore/health` a second;
 - the server's RSS (the Streamlit process and its sandbox workers);
 - CPU per Run: the machine's busy time (/proc/stat) less this script's own, per Run;
-- /metrics read before and after: its Runs and refusals beside this script's own counts.
+- /metrics read before and after: its Runs and refusals beside this script's own counts (a
+  Run near a window's edge can fall on either side; over the whole bench, read before the
+  first visitor and after the last press has ended, the two must agree, and the bench says so).
 
 The CPU ceiling is the machine's cores over the CPU per Run of the lightest step: the Runs/s
 this stack does with every core busy on Runs. The last line is the capacity (the most visitors
@@ -77,11 +79,21 @@ class Step:
         return (self.busy_cpu_s - self.own_cpu_s) / len(self.runs) if self.runs else None
 
 
+@dataclass
+class Totals:
+    """Every Run and refusal of the whole bench, windows or not: beside /metrics' own counts,
+    read before the first visitor and after the last press has ended, they must agree."""
+
+    runs: int = 0
+    refused: int = 0
+
+
 class Visitor:
     """One browser tab's traffic: the page, then Run after each think time."""
 
-    def __init__(self, index: int, url: str, think_s: float, timeout_s: float) -> None:
+    def __init__(self, index: int, url: str, think_s: float, timeout_s: float, totals: Totals) -> None:
         self.index, self.url, self.think_s, self.timeout_s = index, url, think_s, timeout_s
+        self.totals = totals
         self.run_id = ""
         self.texts: list[tuple[str, str]] = []  # (kind, text) of the elements of the last run
 
@@ -123,10 +135,12 @@ class Visitor:
                 traces = [t for k, t in self.texts if k == "metric" and t.startswith("Traces=")]
                 if caption and caption[-1] > shown and traces == [f"Traces={TRACES}"]:
                     shown = caption[-1]
+                    self.totals.runs += 1
                     if current.counting:
                         current.runs.append(seconds)
                     continue
                 words = [t for k, t in self.texts if k in ("alert", "exception") and REFUSAL.search(t)]
+                self.totals.refused += bool(words)
                 if current.counting:
                     (current.refused if words else current.failed).append(
                         (words or [f"visitor {self.index}: no result ({len(self.texts)} elements)"])[0][:120]
@@ -197,6 +211,7 @@ def until_ready(url: str, timeout_s: float = 240.0) -> None:
 
 async def measure(url: str, pid: int | None, counts: list[int], args: argparse.Namespace) -> list[Step]:
     until_ready(url)
+    totals, first = Totals(), scraped(url)
     steps: list[Step] = []
     stop, visitors = asyncio.Event(), []
     health_stop = threading.Event()
@@ -206,7 +221,7 @@ async def measure(url: str, pid: int | None, counts: list[int], args: argparse.N
         for count in counts:
             steps.append(Step(count))
             for index in range(len(visitors), count):  # the ramp: a new visitor each 50 ms
-                visitors.append(Visitor(index + 1, url, args.think, args.timeout))
+                visitors.append(Visitor(index + 1, url, args.think, args.timeout, totals))
                 tasks.append(asyncio.create_task(visitors[-1].live(steps, stop)))
                 await asyncio.sleep(0.05)
             await asyncio.sleep(args.settle)  # the new visitors' page opens, the queue's new level
@@ -227,7 +242,13 @@ async def measure(url: str, pid: int | None, counts: list[int], args: argparse.N
     finally:
         stop.set()
         health_stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)  # every press in flight ends first
+    last = scraped(url)
+    if first and last:
+        print(
+            f"whole bench, bench / /metrics: Runs {totals.runs} / {last[0] - first[0]:.0f}, "
+            f"refusals {totals.refused} / {last[1] - first[1]:.0f}"
+        )
     return steps
 
 
