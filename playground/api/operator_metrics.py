@@ -60,28 +60,25 @@ async def named(peer: str, setting: str) -> bool:
     return False
 
 
-@functools.cache
 def networks(setting: str) -> tuple[Network, ...]:
-    """'127.0.0.1/32,10.0.0.0/8,prometheus': its networks; the other entries are not."""
-    found = []
-    for part in setting.split(","):
-        try:
-            found.append(ipaddress.ip_network(part.strip(), strict=False))
-        except ValueError:
-            continue
-    return tuple(found)
+    """'127.0.0.1/32,10.0.0.0/8,prometheus': its networks."""
+    return _entries(setting)[0]
 
 
-@functools.cache
 def hosts(setting: str) -> tuple[str, ...]:
     """'127.0.0.1/32,prometheus': its host names (letters, digits, dots and hyphens)."""
-    names = [part.strip() for part in setting.split(",")]
-    return tuple(n for n in names if HOST_NAME.fullmatch(n) and not _is_network(n))
+    return _entries(setting)[1]
 
 
-def _is_network(text: str) -> bool:
-    try:
-        ipaddress.ip_network(text, strict=False)
-    except ValueError:
-        return False
-    return True
+@functools.cache
+def _entries(setting: str) -> tuple[tuple[Network, ...], tuple[str, ...]]:
+    """The setting's networks, and its other entries that are host names; the rest is skipped."""
+    found: list[Network] = []
+    names: list[str] = []
+    for part in (p.strip() for p in setting.split(",")):
+        try:
+            found.append(ipaddress.ip_network(part, strict=False))
+        except ValueError:
+            if HOST_NAME.fullmatch(part):
+                names.append(part)
+    return tuple(found), tuple(names)

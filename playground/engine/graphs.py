@@ -96,12 +96,12 @@ def _only(kept: tuple[str, ...]) -> Callable[[Any], None]:
     return rewrite
 
 
-def pass_effects(concrete: Any) -> tuple[int, list[PassEffect]]:
+def pass_effects(concrete: Any, meta: Any = None) -> tuple[int, list[PassEffect]]:
     """Grappler's passes one by one: the graph with every pass off, then each pass on its own
     (its diff against that start, op by op) and each turned off in turn. TF 2.21 dumps no graph
     per pass here, so this is the fallback: passes switched in RewriterConfig, results diffed."""
 
-    meta = meta_graph(concrete)
+    meta = meta if meta is not None else meta_graph(concrete)
     # One cluster for every run: OptimizeGraph makes (and lists the devices of) one per call
     # otherwise, a third of a small graph's run. TF provisions one at a time: shut it after.
     cluster = gcluster.Cluster()
@@ -171,12 +171,14 @@ def graph_info(concrete: Any, filename: str = "", passes: bool = False) -> Graph
     before = op_types(graph_def)
     after: Counter[str]
     fetched: int | None = None
+    meta = None
     try:
         if not concrete.outputs and not concrete.graph.control_outputs:
             after, note = Counter(), _(NOTHING_FETCHED).format(n=sum(before.values()))
             fetched = 0  # nothing is fetched: the work item keeps nothing
         else:
-            after = op_types(optimize(concrete))
+            meta = meta_graph(concrete)  # once: the passes one by one start from it too
+            after = op_types(optimize(concrete, meta=meta))
             note = explain(before, after)
     except Exception as e:  # noqa: BLE001 - Grappler rejects some graphs; the unoptimised view still helps
         after, note = (
@@ -194,7 +196,7 @@ def graph_info(concrete: Any, filename: str = "", passes: bool = False) -> Graph
             )
         else:
             try:
-                fetched, effects = pass_effects(concrete)
+                fetched, effects = pass_effects(concrete, meta)
             except Exception:  # noqa: BLE001 - the passes are a view on top; the graph's counts stand
                 pass
     ops = graph_ops(concrete.graph, filename)

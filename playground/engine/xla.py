@@ -102,12 +102,14 @@ def _inspector(python_function: Callable, options: dict) -> Any:
     original = getattr(target, "__name__", None)
     try:
         target.__name__ = MARK + (original or "function")
+        renamed = True
     except (AttributeError, TypeError):  # a callable object: no dump filter matches; no passes
-        return tf.function(python_function, **{**options, "jit_compile": True})
+        renamed = False
     try:
         return tf.function(python_function, **{**options, "jit_compile": True})
     finally:
-        target.__name__ = original
+        if renamed:
+            target.__name__ = original
 
 
 def _listing() -> set[Path]:
