@@ -1,23 +1,32 @@
-"""Trace mode's cost (issue 41): the same program, plain and under `python -m playground trace`,
-side by side in the same run, each program timing its own workload (so start-up and TF's
-import, equal on both sides, are left out). Two workloads, as the issue names them:
+"""Trace mode's cost (issue 41): the same program, plain and traced, side by side in the same
+run, each program timing its own workload (so start-up and TF's import, equal on both sides,
+are left out). Two workloads, as the issue names them:
 
   custom loop   1,000 steps of a tf.function train step on a small Keras model
   model.fit     5 epochs of a small model, 2,048 rows in batches of 32 (320 steps)
 
-How the noise is held under the 5% to resolve:
-  - each process is pinned to one core (the same one, both sides). On 2 cores, unpinned, TF's
-    thread pools and the Python thread trade places, and one process's 1,000 steps spread 20%
-    between repeats; pinned, 2%. Pinned puts our per-call work on the critical path, so the
-    figure is if anything pessimistic;
-  - each process repeats its workload --blocks times after a warm-up, and gives its median;
-  - the order alternates ABBA (plain, traced, traced, plain, ...): a process started second
-    ran slower whatever it was.
+Two measures, because one alone cannot resolve 5% on this machine:
 
-Prints each side's median of the per-process medians, the overhead and the target, and both
-sides' spread; exits 1 if a workload misses the target.
+  processes   plain `python prog.py` against `python -m playground trace prog.py`, and a
+              second plain side as a control: plain against plain says how far two identical
+              sides drift apart in this run (the bench's own resolution). Each process is
+              pinned to one core (the same one, all sides; on 2 cores, unpinned, TF's pools
+              and the Python thread trade places and one process's 1,000 steps spread 20%);
+              each repeats its workload --blocks times after a warm-up and gives its median;
+              the order rotates each round, so going first or last falls on every side.
+              Between processes, where the heap and the libraries land moves a process's
+              speed by a few percent either way (the control shows it).
+  one process the same workload in one pinned process, its blocks alternating between plain
+              and inside `playground.watch()` (trace mode's API, the observer the trace
+              command installs), the order flipped each round: no layout between the sides,
+              only the observer. The report is written after the timed blocks, as the trace
+              command writes it after the program.
 
-    python bench/bench_trace.py [--rounds 6] [--blocks 4]
+Prints each side's median and the overhead against the target, the control's drift, and both
+sides' spread; exits 1 if a workload misses the target in one process, the measure that can
+resolve it.
+
+    python bench/bench_trace.py [--rounds 6] [--blocks 4] [--in-process-rounds 10]
 """
 
 from __future__ import annotations
@@ -33,6 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 0.05
 
+# Each workload: its set-up, then BLOCK (timed, repeated). The plain program runs them as they
+# are; the one-process driver (ALTERNATE) wraps every other block in playground.watch().
 CUSTOM = """import time
 import tensorflow as tf
 import keras
@@ -50,11 +61,10 @@ def train_step(x, y):
     return loss
 
 train_step(x, y)  # the traces, before the clock
-for _ in range(BLOCKS):
-    start = time.perf_counter()
+
+def block():
     for _ in range(1000):
         train_step(x, y)
-    print(f"loop_s={time.perf_counter() - start:.4f}")
 """
 
 FIT = """import time
@@ -65,29 +75,86 @@ model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(32, activation=
 model.compile(optimizer="sgd", loss="mse")
 x, y = np.random.rand(2048, 16).astype("float32"), np.random.rand(2048, 1).astype("float32")
 model.fit(x[:64], y[:64], batch_size=32, epochs=1, verbose=0)  # the traces, before the clock
+
+def block():
+    model.fit(x, y, batch_size=32, epochs=5, verbose=0)
+"""
+
+PLAIN = """
 for _ in range(BLOCKS):
     start = time.perf_counter()
-    model.fit(x, y, batch_size=32, epochs=5, verbose=0)
+    block()
     print(f"loop_s={time.perf_counter() - start:.4f}")
+"""
+
+ALTERNATE = """
+import playground
+
+for number in range(ROUNDS):
+    for traced in (False, True) if number % 2 == 0 else (True, False):
+        if traced:
+            with playground.watch(html=None, json=False, announce=None):
+                start = time.perf_counter()
+                block()
+                seconds = time.perf_counter() - start
+        else:
+            start = time.perf_counter()
+            block()
+            seconds = time.perf_counter() - start
+        print(f"{'traced' if traced else 'plain'}_s={seconds:.4f}")
 """
 
 
 def loop_seconds(program: Path, traced: bool, core: int) -> float:
     """One process, pinned to `core`: the median of its blocks."""
     args = ["-m", "playground", "trace", "--html", str(program.with_suffix(".html"))] if traced else []
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2")
-    done = subprocess.run(
-        [sys.executable, *args, str(program)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        preexec_fn=lambda: os.sched_setaffinity(0, {core}),
-    )
+    done = subprocess.run([sys.executable, *args, str(program)], **pinned(core))
     blocks = [float(x.split("=", 1)[1]) for x in done.stdout.splitlines() if x.startswith("loop_s=")]
     if not blocks:
         raise SystemExit(f"{program.name} failed:\n{done.stderr[-2000:]}")
     return statistics.median(blocks)
+
+
+def pinned(core: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2")
+    return dict(
+        capture_output=True, text=True, env=env, timeout=900,
+        preexec_fn=lambda: os.sched_setaffinity(0, {core}),
+    )  # fmt: skip
+
+
+def across_processes(program: Path, rounds: int, core: int) -> dict[str, list[float]]:
+    """Per side, the median block of each of its processes: plain, traced, and plain again."""
+    sides: dict[str, list[float]] = {"plain": [], "traced": [], "control": []}
+    names = list(sides)
+    for number in range(rounds):
+        turn = names[number % 3 :] + names[: number % 3]
+        for side in turn if number % 2 == 0 else turn[::-1]:
+            sides[side].append(loop_seconds(program, traced=side == "traced", core=core))
+    return sides
+
+
+def in_one_process(setup: str, rounds: int, core: int, folder: str) -> dict[str, list[float]]:
+    """Blocks alternating between plain and watched in one process."""
+    program = Path(folder, "alternate.py")
+    program.write_text(f"ROUNDS = {rounds}\n" + setup + ALTERNATE)
+    done = subprocess.run([sys.executable, str(program)], cwd=folder, **pinned(core))
+    sides: dict[str, list[float]] = {"plain": [], "traced": []}
+    for line in done.stdout.splitlines():
+        side, _, value = line.partition("_s=")
+        if side in sides:
+            sides[side].append(float(value))
+    if not sides["plain"] or not sides["traced"]:
+        raise SystemExit(f"the one-process run failed:\n{done.stderr[-2000:]}")
+    return sides
+
+
+def overhead(sides: dict[str, list[float]], against: str = "plain", side: str = "traced") -> float:
+    return statistics.median(sides[side]) / statistics.median(sides[against]) - 1
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):.3f} to {max(values):.3f} s"
 
 
 def main() -> int:
@@ -96,27 +163,34 @@ def main() -> int:
     )
     parser.add_argument("--rounds", type=int, default=6, help="processes per side")
     parser.add_argument("--blocks", type=int, default=4, help="workloads per process, after the warm-up")
+    parser.add_argument(
+        "--in-process-rounds", type=int, default=10, help="plain/watched pairs in one process"
+    )
     options = parser.parse_args()
-    rounds = options.rounds
     core = max(os.sched_getaffinity(0))
-    print(f"pinned to core {core}; {rounds} processes a side, {options.blocks} blocks each")
+    print(
+        f"pinned to core {core}; {options.rounds} processes a side, {options.blocks} blocks each; "
+        f"one process: {options.in_process_rounds} pairs of blocks"
+    )
     missed = False
-    print(f"{'workload':12} {'plain s':>9} {'traced s':>9} {'overhead':>9}  target")
+    print(f"{'workload':12} {'measure':13} {'plain s':>8} {'traced s':>9} {'overhead':>9}  target  control")
     with tempfile.TemporaryDirectory() as folder:
-        for name, source in (("custom loop", CUSTOM), ("model.fit", FIT)):
+        for name, setup in (("custom loop", CUSTOM), ("model.fit", FIT)):
             program = Path(folder, name.replace(" ", "_").replace(".", "_") + ".py")
-            program.write_text(f"BLOCKS = {options.blocks}\n" + source)
-            plain, traced = [], []
-            for number in range(rounds):  # ABBA: drift, and going first or second, fall on both sides
-                for side in (False, True) if number % 2 == 0 else (True, False):
-                    (traced if side else plain).append(loop_seconds(program, traced=side, core=core))
-            p, t = statistics.median(plain), statistics.median(traced)
-            overhead = t / p - 1
-            missed |= overhead > TARGET
-            print(f"{name:12} {p:9.3f} {t:9.3f} {overhead:+9.1%}  <= {TARGET:.0%}")
-            print(
-                f"{'':12} plain {sorted(round(v, 3) for v in plain)}  traced {sorted(round(v, 3) for v in traced)}"
-            )
+            program.write_text(f"BLOCKS = {options.blocks}\n" + setup + PLAIN)
+            apart = across_processes(program, options.rounds, core)
+            together = in_one_process(setup, options.in_process_rounds, core, folder)
+            for measure, sides in (("processes", apart), ("one process", together)):
+                p, t = statistics.median(sides["plain"]), statistics.median(sides["traced"])
+                control = (
+                    f"plain vs plain {overhead(sides, 'plain', 'control'):+.1%}" if "control" in sides else ""
+                )
+                if measure == "one process":
+                    missed |= overhead(sides) > TARGET
+                print(
+                    f"{name:12} {measure:13} {p:8.3f} {t:9.3f} {overhead(sides):+9.1%}  <= {TARGET:.0%}  {control}"
+                )
+                print(f"{'':26} spread: " + "; ".join(f"{k} {spread(v)}" for k, v in sides.items()))
     return 1 if missed else 0
 
 
