@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from ..contract.errors import SandboxError
 from ..contract.job import Job, job_to_json
 from . import bwrap, exports, layout
 from . import limits as rlimits
+from .readable import readable
 
 # bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that spawned it
 # ends; so every spawn happens on one thread that lives as long as this process.
@@ -179,8 +179,7 @@ class SandboxedWorker:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError()
-            ready, _, _ = select.select([self._fd], [], [], left)
-            if not ready:
+            if not readable(self._fd, left):
                 continue
             chunk = os.read(self._fd, 1 << 20)
             if not chunk:

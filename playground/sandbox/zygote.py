@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
 import signal
 import socket
 import sys
@@ -34,6 +33,7 @@ import time
 from ..contract.protocol import Exit, as_event
 from . import namespaces
 from .bwrap import JOB_MOUNT
+from .readable import readable
 
 KILL_WAIT_S = 5.0
 FORK_WAIT_S = 15.0  # both stay well under the host's reply timeout (forked.py)
@@ -108,8 +108,7 @@ class Zygote:
                 os._exit(70)
         os.close(report_w)
         try:
-            ready, _, _ = select.select([report_r], [], [], FORK_WAIT_S)
-            init = int(os.read(report_r, 32) or b"0") if ready else 0
+            init = int(os.read(report_r, 32) or b"0") if readable(report_r, FORK_WAIT_S) else 0
         finally:
             os.close(report_r)
         if init <= 0:
@@ -179,7 +178,7 @@ def _init(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) ->
         namespaces.become_init()
     except OSError as error:
         _isolation_failed(error, 72)
-    if select.select([lifeline], [], [], 0)[0]:  # EOF: the keeper died before PDEATHSIG was set
+    if readable(lifeline, 0):  # EOF: the keeper died before PDEATHSIG was set
         os._exit(0)
     worker = os.fork()
     if worker == 0:

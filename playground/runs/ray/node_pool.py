@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import queue
-import select
 import shutil
 import signal
 import socket
@@ -54,6 +53,7 @@ from ...contract.job import ExecutorInfo, Job, Report, job_from_json
 from ...contract.job_control import JobControl
 from ...contract.protocol import Accepted, OnEvent, as_event
 from ...sandbox import WorkerPool
+from ...sandbox.readable import readable
 
 NAMESPACE = "playground"
 SLOT = "playground_slot"  # the Ray resource a node offers per concurrent job
@@ -304,7 +304,7 @@ class CallerWatch:
     def gone(self) -> bool:
         if self.fd < 0:
             return self.fd == -2
-        return bool(select.select([self.fd], [], [], 0)[0])
+        return readable(self.fd, 0)
 
     def __enter__(self) -> CallerWatch:
         return self
