@@ -14,6 +14,8 @@ import importlib.metadata
 import os
 import pathlib
 import sys
+import threading
+import time
 from dataclasses import dataclass
 
 from .config import Settings
@@ -58,13 +60,27 @@ def default_python(settings: Settings) -> str:
     return settings.python or sys.executable
 
 
+# Read from disk at most this often per setting: every Run resolves its version, and the globs
+# and metadata reads cost a few ms each time (py-spy, bench/capacity.py at 120 visitors).
+READ_EVERY_S = 60.0
+_read: dict[tuple[str, str], tuple[float, list[TFVersion]]] = {}
+_read_lock = threading.Lock()
+
+
 def installed(settings: Settings) -> list[TFVersion]:
-    """The default first, then the extra versions, oldest first; one entry per version."""
-    python = default_python(settings)
+    """The default first, then the extra versions, oldest first; one entry per version. A venv
+    added while the server runs is seen within READ_EVERY_S."""
+    key = (default_python(settings), settings.tf_venvs)
+    with _read_lock:
+        held = _read.get(key)
+        if held is None or time.monotonic() - held[0] > READ_EVERY_S:
+            held = _read[key] = (time.monotonic(), _installed(*key))
+    return list(held[1])
+
+
+def _installed(python: str, tf_venvs: str) -> list[TFVersion]:
     found = [TFVersion(tensorflow_version(venv_of(python)) or "", python, default=True)]
-    venvs = [p for p in settings.tf_venvs.split(",") if p.strip()] or sorted(
-        glob.glob(venv_of(python) + "-tf*")
-    )
+    venvs = [p for p in tf_venvs.split(",") if p.strip()] or sorted(glob.glob(venv_of(python) + "-tf*"))
     for venv in venvs:
         venv = venv.strip()
         interpreter = os.path.join(venv, "bin", "python")

@@ -169,16 +169,10 @@ def toggle(name: str) -> None:
     st.toggle(_(row.label) if row.label else name, key=name, help=_(row.help) if row.help else None)
 
 
-@st.cache_data(ttl=60, show_spinner=False)
-def _installed(settings: Settings) -> list[tuple[str, bool]]:
-    """(version, default) of each installed TensorFlow; read from disk once a minute, not per rerun."""
-    return [(v.version, v.default) for v in versions.installed(settings)]
-
-
 def tf_choices(settings: Settings) -> dict[str, str]:
     """Job.tf_version -> its label, for each installed TensorFlow ("" the default); empty where
     only the default is installed."""
-    installed = _installed(settings)
+    installed = [(v.version, v.default) for v in versions.installed(settings)]  # read once a minute
     if len(installed) < 2:
         return {}
     return {

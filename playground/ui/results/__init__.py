@@ -203,15 +203,19 @@ def pick_function(report: Report) -> FunctionReport | None:
 
 
 def notebook_download(result: Result) -> None:
-    """The run as a Jupyter notebook in plain TensorFlow; built once per run, not per rerun."""
-    held = st.session_state.get(keys.NOTEBOOK)
-    if not held or held[0] != result.number:
-        held = (result.number, notebook.dumps(result.job, result.report))
-        st.session_state[keys.NOTEBOOK] = held
+    """The run as a Jupyter notebook in plain TensorFlow, built when the button is pressed (a
+    deferred download): building and validating it on every Run cost the page more than its
+    charts (py-spy at 120 visitors), and few visitors press it."""
+    job, report, language = result.job, result.report, i18n.current()
+
+    def build() -> str:  # on the server's own thread, outside the page's run: its language given
+        with i18n.using(language):
+            return notebook.dumps(job, report)
+
     name = (result.job.function or "script").replace(".", "_")
     st.download_button(
         _("Download as a Jupyter notebook"),
-        held[1],
+        build,
         f"{name}.ipynb",
         "application/x-ipynb+json",
         key=keys.DOWNLOAD_NOTEBOOK,
