@@ -3,11 +3,13 @@
 Each visitor is its own client (its own X-Forwarded-For, which the server this script starts
 trusts), holds one raw websocket session (tests/support/streamlit_wire.py, the messages Chromium
 sends), opens the page on the `retracing` example, and presses Run after an exponential think
-time (mean --think, 15 s). A Run counts when its result caption ("Run N · TensorFlow") and its
+time (mean --think, 15 s), as a browser does: the press names Run's fragment, so only that
+fragment reruns. A Run counts when its result caption ("Run N · TensorFlow") and its
 trace count (2) come back; a press the server refuses counts as refused, with the words it said.
 The visitors ramp up step by step (--steps). For each step, over its measured window:
 
-- Runs/s, the p50 and p95 from the press to the page run's end, refusals;
+- Runs/s, the p50 and p95 from the press to the page run's end, refusals and their p95 from
+  the press to the refusal on the page (refused95);
 - health: the slowest of one `/_stcore/health` a second;
 - the server's RSS (the Streamlit process and its sandbox workers);
 - CPU per Run: the machine's busy time (/proc/stat) less this script's own, per Run;
@@ -55,6 +57,7 @@ class Step:
     visitors: int
     runs: list[float] = field(default_factory=list)  # seconds, press to page run end, in window
     refused: list[str] = field(default_factory=list)
+    refused_s: list[float] = field(default_factory=list)  # press to the refusal on the page
     failed: list[str] = field(default_factory=list)
     health_s: list[float] = field(default_factory=list)
     busy_cpu_s: float = 0.0
@@ -69,10 +72,11 @@ class Step:
     def runs_per_s(self) -> float:
         return len(self.runs) / self.window_s if self.window_s else 0.0
 
-    def p(self, q: float) -> float | None:
-        if len(self.runs) < 2:
-            return self.runs[0] if self.runs else None
-        return statistics.quantiles(self.runs, n=100)[int(q) - 1]
+    def p(self, q: float, of: list[float] | None = None) -> float | None:
+        values = self.runs if of is None else of
+        if len(values) < 2:
+            return values[0] if values else None
+        return statistics.quantiles(values, n=100)[int(q) - 1]
 
     @property
     def cpu_per_run(self) -> float | None:
@@ -94,7 +98,7 @@ class Visitor:
     def __init__(self, index: int, url: str, think_s: float, timeout_s: float, totals: Totals) -> None:
         self.index, self.url, self.think_s, self.timeout_s = index, url, think_s, timeout_s
         self.totals = totals
-        self.run_id = ""
+        self.run_id = self.run_fragment = ""
         self.texts: list[tuple[str, str]] = []  # (kind, text) of the elements of the last run
 
     def watch(self, message) -> None:  # type: ignore[no-untyped-def]
@@ -104,7 +108,7 @@ class Visitor:
         kind = element.WhichOneof("type")
         body = getattr(element, kind)
         if kind == "button" and body.id.endswith("-run"):
-            self.run_id = body.id
+            self.run_id, self.run_fragment = body.id, message.delta.fragment_id  # a browser sends both
         elif kind in ("markdown", "alert", "metric", "exception"):
             label = getattr(body, "label", "")
             self.texts.append((kind, f"{label}={body.body}" if kind == "metric" else body.body))
@@ -126,7 +130,12 @@ class Visitor:
                 current = step[-1]
                 started = time.monotonic()
                 try:
-                    await session.rerun(widgets=[trigger(self.run_id)], timeout=self.timeout_s)
+                    await session.rerun(
+                        widgets=[trigger(self.run_id)],
+                        timeout=self.timeout_s,
+                        fragment_id=self.run_fragment,
+                        through_reruns=True,
+                    )
                 except (asyncio.TimeoutError, SessionClosed) as error:
                     current.failed.append(f"visitor {self.index}: {type(error).__name__}")
                     return
@@ -145,6 +154,8 @@ class Visitor:
                     (current.refused if words else current.failed).append(
                         (words or [f"visitor {self.index}: no result ({len(self.texts)} elements)"])[0][:120]
                     )
+                    if words:
+                        current.refused_s.append(seconds)
 
 
 def busy_cpu_s() -> float:
@@ -256,7 +267,8 @@ def report(s: Step) -> None:
     p50, p95 = s.p(50), s.p(95)
     cpu = s.cpu_per_run
     print(
-        f"{s.visitors:>8} {s.runs_per_s:>7.2f} {fmt(p50):>6} {fmt(p95):>6} {len(s.refused):>7} {len(s.failed):>6}"
+        f"{s.visitors:>8} {s.runs_per_s:>7.2f} {fmt(p50):>6} {fmt(p95):>6} {len(s.refused):>7}"
+        f" {fmt(s.p(95, s.refused_s)):>9} {len(s.failed):>6}"
         f" {max(s.health_s, default=0):>8.2f} {s.rss_mib:>7.0f} {fmt(cpu, 3):>9}"
         f" {len(s.runs):>5}/{fmt(s.metrics_runs, 0):>5} {len(s.refused):>5}/{fmt(s.metrics_refusals, 0):>5}",
         flush=True,
@@ -287,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(n) for n in args.steps.split(",")]
     os.nice(10)  # the clients share the machine: the app they measure goes first
     print(
-        f"{'visitors':>8} {'runs/s':>7} {'p50 s':>6} {'p95 s':>6} {'refused':>7} {'failed':>6}"
+        f"{'visitors':>8} {'runs/s':>7} {'p50 s':>6} {'p95 s':>6} {'refused':>7} {'refused95':>9} {'failed':>6}"
         f" {'health s':>8} {'RSS MiB':>7} {'CPU/run s':>9} {'runs/metrics':>11} {'refused/metrics':>11}",
         flush=True,
     )

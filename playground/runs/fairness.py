@@ -113,6 +113,11 @@ class FairQueue:
             self._admit()
             return ticket
 
+    def check(self, client: str) -> None:
+        """Raises the LimitError a job from `client` would meet now; queues nothing."""
+        with self._cond:
+            self._refuse_if_over(client)
+
     def _refuse_if_over(self, client: str) -> None:
         now, limits = self.clock(), self.limits
         queued = sum(1 for t in self._waiting if t.client == client)
@@ -301,6 +306,14 @@ class FairExecutor:
         if message is not None:
             raise Maintenance(message, retry_after_s=60.0)
         self.refuse_while_warming()
+
+    def check(self, client: str) -> None:
+        """The refusal a Run from `client` would meet now (maintenance, the warm-up, a
+        per-client limit, a full queue), raised before anything is queued or drawn: the page
+        asks when Run is pressed. A Run that passes may still be refused at submit, if others
+        filled the queue meanwhile."""
+        self.admit()
+        self.queue.check(client)
 
     def refuse_while_warming(self) -> None:
         """A server just started takes no Run until its sandbox has imported TensorFlow: the

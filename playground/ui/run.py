@@ -13,7 +13,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from ..contract import i18n, reasons
 from ..contract.config import Settings
-from ..contract.errors import Maintenance, PlaygroundError, WarmingUp
+from ..contract.errors import LimitError, Maintenance, PlaygroundError, WarmingUp
 from ..contract.i18n import _
 from ..contract.job_control import JobControl
 from ..reports.safe_text import markdown_literal
@@ -279,17 +279,55 @@ def _session_id() -> str:
         return "unknown"
 
 
+# The fragment beside Run that says why a press was refused (refusal_notice).
+NOTICE = "run_notice"
+
+
+def admission(settings: Settings) -> None:
+    """Run's on_click, before the page draws anything: a press the server cannot take now
+    (maintenance, the warm-up, a per-client limit, a full queue) is refused here, counted, and
+    only the notice beside Run is redrawn, never the report under it. A press that passes
+    reruns the page's part as before, and the Run is queued there."""
+    st.session_state.pop(keys.RUN_REFUSED, None)
+    client = client_id(settings.client_ip_header)
+    try:
+        executor().check(client)
+    except LimitError as refusal:
+        log_run(_session_id(), time.monotonic(), error=refusal, client=client)
+        st.session_state[keys.RUN_REFUSED] = str(refusal)
+        st.rerun(NOTICE)
+    except PlaygroundError:  # an executor that cannot be made: the Run says so
+        pass
+
+
+@st.fragment(key=NOTICE)
+def refusal_notice() -> None:
+    """Why the last press of Run was refused, once. Its own fragment, so a refusal redraws
+    this line alone."""
+    refusal = st.session_state.pop(keys.RUN_REFUSED, None)
+    if refusal:
+        st.error(markdown_literal(refusal), icon="⏳")
+
+
 def run_button(settings: Settings, status: DeltaGenerator | None = None) -> bool:
     """Draws the button; on a click (or a run requested: Ctrl+Enter in the editor, a presenter
     step), runs the job, stores the Result (or the error) and returns True. The run's live
-    status goes to `status` (default: under the button)."""
+    status goes to `status` (default: under the button), after the notice of a refused press."""
     shut = closed() is not None
     # A Run asked for while closed (Ctrl+Enter, a presenter step) waits for the rerun that opens it.
     requested = not shut and bool(st.session_state.pop(keys.RUN_REQUESTED, False))
-    if (
-        not st.button(_("Run"), key=keys.RUN, type="primary", width="stretch", disabled=shut)
-        and not requested
-    ):
+    pressed = st.button(
+        _("Run"),
+        key=keys.RUN,
+        type="primary",
+        width="stretch",
+        disabled=shut,
+        on_click=admission,
+        args=(settings,),
+    )
+    with status if status is not None else nullcontext():
+        refusal_notice()
+    if not pressed and not requested:
         return False
     had_field_errors = bool(st.session_state.get(keys.FIELD_ERRORS))
     with status if status is not None else nullcontext():

@@ -96,3 +96,19 @@ def test_a_forged_client_header_is_ignored_when_none_is_configured(server_with):
         expect(forged.get_by_text(WAITING_FOR_OWN)).to_be_visible(timeout=TIMEOUT_MS)
         expect(result_of(forged)).to_be_visible(timeout=TIMEOUT_MS)
         browser.close()
+
+
+def test_a_refused_press_is_told_beside_run_and_the_report_stays(monkeypatch):
+    """Run's callback refuses before any drawing (runs/fairness.py's check): the refusal shows
+    beside Run, and the report of the run before stays as it was."""
+    monkeypatch.setenv("PLAYGROUND_RUNS_PER_MINUTE", "1")
+    with streamlit_server("ui_support:replay") as (server, _process), sync_api.sync_playwright() as p:
+        browser = launch(p)
+        page = open_as(browser, f"{server}/?example=retracing", "203.0.113.40")
+        click_run(page)
+        expect(result_of(page)).to_be_visible(timeout=TIMEOUT_MS)
+        click_run(page)
+        refusal = page.get_by_text(re.compile(r"^Rate limit: at most 1 runs"))
+        expect(refusal).to_be_visible(timeout=10_000)
+        expect(result_of(page)).to_be_visible()  # not cleared, not greyed out for a rerun
+        browser.close()

@@ -8,6 +8,8 @@ What Chromium sends (Streamlit 1.67, logged through the DevTools protocol on thi
     context_info {...} }`, no page_script_hash: a full page run of app.py;
   - on each widget change, one `rerun_script` with every widget's value (`widget_states.widgets`,
     ids like `$$ID-<hash>-<key>`) and the page_script_hash the server sent in `new_session`;
+    a widget drawn inside a fragment adds that fragment's id (`fragment_id`, from the widget's
+    own delta), and the server reruns only the fragment;
     a button press adds `{id: "...-run" trigger_value: true}` to that one message only (a one-shot
     trigger: the next message carries the button without it).
   - no heartbeats while a page sits idle; the server pings, the browser answers at frame level.
@@ -36,6 +38,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 STREAM_PATH = "/_stcore/stream"
+EARLY = "FINISHED_EARLY_FOR_RERUN"
 SUBPROTOCOL = "streamlit"
 MAX_INCOMING = 64 * 2**20  # ForwardMsgs of this app stay far below; a cap keeps a bug bounded
 
@@ -116,11 +119,15 @@ def rerun_message(
     widgets: Iterable[WidgetState] = (),
     page_script_hash: str = "",
     url: str = "http://127.0.0.1/",
+    fragment_id: str = "",
 ) -> bytes:
-    """A `rerun_script` BackMsg as the browser builds it (empty widget_states on page open)."""
+    """A `rerun_script` BackMsg as the browser builds it (empty widget_states on page open;
+    fragment_id: the fragment of the widget that changed, whose run it asks for)."""
     message = BackMsg()
     state = message.rerun_script
     state.query_string = query_string
+    if fragment_id:
+        state.fragment_id = fragment_id
     state.widget_states.SetInParent()
     state.widget_states.widgets.extend(widgets)
     if page_script_hash:
@@ -240,31 +247,42 @@ class Session:
         widgets: Iterable[WidgetState] = (),
         timeout: float = 60.0,
         page_script_hash: str | None = None,
+        fragment_id: str = "",
+        through_reruns: bool = False,
     ) -> PageRun:
-        """Sends one rerun_script and waits for the next script_finished."""
+        """Sends one rerun_script and waits for the next script_finished; with through_reruns,
+        for the next that is not FINISHED_EARLY_FOR_RERUN (a callback's st.rerun ends its run
+        early and starts the one it names: the press's answer is that one's)."""
         before = len(self.finished)
         payload = rerun_message(
             query_string,
             widgets,
             self.page_script_hash if page_script_hash is None else page_script_hash,
             page_url(self.url),
+            fragment_id,
         )
         started = time.monotonic()
         await self.send_raw(payload)
         deadline = started + timeout
-        while len(self.finished) == before:
+
+        def waiting() -> bool:
+            return len(self.finished) == before or (through_reruns and self.finished[-1] == EARLY)
+
+        while waiting():
             if self.closed is not None:
                 raise SessionClosed(self.closed)
             left = deadline - time.monotonic()
             if left <= 0:
                 raise asyncio.TimeoutError(f"no script_finished within {timeout:g} s")
             self._changed.clear()
-            if len(self.finished) == before and self.closed is None:
+            if waiting() and self.closed is None:
                 try:
                     await asyncio.wait_for(self._changed.wait(), left)
                 except asyncio.TimeoutError:
                     pass
-        return PageRun(time.monotonic() - started, self.finished[before], self.messages)
+        return PageRun(
+            time.monotonic() - started, self.finished[-1 if through_reruns else before], self.messages
+        )
 
     async def send_raw(self, data: bytes | str) -> None:
         """Sends one frame as is (str: a text frame). Raises SessionClosed once closed."""

@@ -88,6 +88,23 @@ def test_the_whole_queue_has_a_limit_too():
         queue.enter("D")
 
 
+def test_check_says_the_refusal_a_run_would_meet_and_queues_nothing():
+    queue = FairQueue(ClientLimits(slots=1, queued_per_client=1, queue_limit=1), Clock())
+    queue.check("A")
+    assert queue.stats() == {"waiting": 0, "running": 0}
+    running, waiting = queue.enter("A"), queue.enter("B")
+    for client in ("B", "C"):  # B's own queue is full; C finds the whole queue full
+        with pytest.raises(LimitError) as refused:
+            queue.check(client)
+        with pytest.raises(LimitError) as entered:
+            queue.enter(client)
+        assert str(refused.value) == str(entered.value)
+    assert queue.stats() == {"waiting": 1, "running": 1}
+    queue.leave(running, 1.0)
+    queue.check("C")  # B was admitted: room again
+    assert waiting.admitted and queue.stats() == {"waiting": 0, "running": 1}
+
+
 def test_a_refused_or_abandoned_ticket_frees_its_place():
     queue = FairQueue(ClientLimits(slots=1, queued_per_client=1), Clock())
     running, waiting = queue.enter("A"), queue.enter("B")
@@ -263,7 +280,10 @@ def test_no_job_reaches_a_warming_executor_and_the_refusal_says_how_long():
     assert "about 12 s" in str(refused.value) and "Your code and settings are kept" in str(refused.value)
     assert fair.queue.billed("a") == [] and not fair.queue._waiting  # refused before the queue
 
+    with pytest.raises(WarmingUp):  # what Run's press asks first, with the same answer
+        fair.check("a")
     inner.left = None  # warm: the same job runs
+    fair.check("a")
     assert fair.submit(Job(source="def f(x):\n    return x\n"), client="a").status == "ok"
     assert inner.jobs == 1
 
