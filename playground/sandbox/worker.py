@@ -32,10 +32,15 @@ class Channel:
             pass  # the user closed our fd, or the parent is gone: nothing to tell
 
 
-def _warm_up(tf) -> None:
-    """Pays AutoGraph's first conversion before the job arrives. Nothing here may run an op or
-    trace a function: either initializes TF's eager context, after which a script can no longer
-    configure the runtime (threads, devices, placement) as it can under plain Python."""
+def warm_up() -> list:
+    """Pays AutoGraph's first conversion and the physical devices' listing before the job
+    arrives; returns the GPUs. Nothing here may run an op or trace a function: either
+    initializes TF's eager context, after which a script can no longer configure the runtime
+    (threads, devices, placement) as it can under plain Python. A zygote calls it before it
+    forks (it has no GPU: CUDA does not survive a fork), so each fork finds both done."""
+    import tensorflow as tf
+
+    from playground.engine import device
 
     def inc(x):
         if x > 0:
@@ -43,6 +48,7 @@ def _warm_up(tf) -> None:
         return x
 
     tf.autograph.to_code(inc)
+    return device.gpus()
 
 
 def pid_namespace() -> int:
@@ -102,7 +108,6 @@ def serve(channel: Channel, limits: dict) -> None:
     """Warm up, say ready, run the one job that arrives on stdin, report it, exit. A forked
     worker enters here too, after the fork: CUDA and TF's thread pools start in the worker."""
     import_engine()
-    import tensorflow as tf
 
     from playground.contract.job import job_from_json, to_dict
     from playground.contract.protocol import Crash, Ready, as_event
@@ -111,10 +116,9 @@ def serve(channel: Channel, limits: dict) -> None:
     from playground.sandbox import exports
     from playground.sandbox import limits as rlimits
 
-    gpus = device.gpus()
+    gpus = warm_up()  # a fork's costs nothing: its zygote did it
     if gpus:
         device.share_gpu_memory(int(limits.get("gpu_memory_mb", 2048)), gpus)
-    _warm_up(tf)
     _leave_the_script_alone()
     channel.send(as_event(Ready(os.getpid(), len(gpus), pid_namespace())))
 
