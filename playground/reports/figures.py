@@ -37,7 +37,7 @@ def tracing_figure(function: FunctionReport) -> go.Figure:
     calls = function.calls
     x = [c.index + 1 for c in calls]
     y = [c.tracing_count for c in calls]
-    figure = go.Figure(
+    return go.Figure(
         go.Scatter(
             x=x,
             y=y,
@@ -50,18 +50,17 @@ def tracing_figure(function: FunctionReport) -> go.Figure:
             ),
             text=[plotly_text(reasons.text(c.reason)) if c.reason else _("reused graph") for c in calls],
             hovertemplate=_("call %{x}: %{y} trace(s)") + "<br>%{text}<extra></extra>",
-        )
+        ),
+        # The layout as one dict, not update_layout(xaxis_title=...): plotly parses each
+        # underscore path, 4 of this figure's 5 ms (a chart drawn on every Run).
+        layout=dict(
+            title=dict(text=_("Cumulative tracing count (red: this call traced)")),
+            xaxis=dict(title=dict(text=_("call number")), dtick=1),
+            yaxis=dict(title=dict(text=_("traces so far")), rangemode="tozero", dtick=1),
+            height=320,
+            margin=dict(l=40, r=10, t=50, b=40),
+        ),
     )
-    figure.update_layout(
-        title=_("Cumulative tracing count (red: this call traced)"),
-        xaxis_title=_("call number"),
-        yaxis_title=_("traces so far"),
-        xaxis=dict(dtick=1),
-        yaxis=dict(rangemode="tozero", dtick=1),
-        height=320,
-        margin=dict(l=40, r=10, t=50, b=40),
-    )
-    return figure
 
 
 PHASES = ("trace_s", "compile_s", "run_s")
