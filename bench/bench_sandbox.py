@@ -41,6 +41,34 @@ def warm_overhead(pool: WorkerPool, jobs: int) -> tuple[float, float]:
     return statistics.median(overheads), statistics.median(walls)
 
 
+def busy_cpu_s() -> float:
+    """The machine's CPU seconds not idle or waiting, since boot (/proc/stat): a job's cost
+    includes its zygote's forks and the kernel's teardown, which no process's own time shows."""
+    fields = [int(v) for v in open("/proc/stat").readline().split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_per_job(pool: WorkerPool, jobs: int) -> tuple[float, float]:
+    """(the machine's CPU per job, the worker's own median), sequential `retracing` jobs on a
+    warm pool: what a Run costs the sandbox side (issue 43: a Run's CPU, page and sandbox)."""
+    from playground.gallery import BY_SLUG
+
+    job = BY_SLUG["retracing"].job()
+    for _ in range(3):
+        pool.submit(job)
+    pool.wait_ready()
+    time.sleep(2)  # the refills' imports and forks settle
+    before, own = busy_cpu_s(), time.process_time()
+    workers = []
+    for _ in range(jobs):
+        report = pool.submit(job)
+        assert report.status == "ok", report.message
+        workers.append(report.sandbox.cpu_s or 0.0 if report.sandbox else 0.0)
+    pool.wait_ready()
+    busy = busy_cpu_s() - before - (time.process_time() - own)  # less this script's own
+    return busy / jobs, statistics.median(workers)
+
+
 def cold_cli(repeats: int) -> tuple[float, float]:
     """Best-of wall of the CLI (through the sandbox) and of a bare TF script doing the same."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,6 +145,7 @@ def main() -> None:
         pool.wait_ready()
         isolation = pool.isolation
         overhead, warm_wall = warm_overhead(pool, args.jobs)
+        per_job, worker_cpu = cpu_per_job(pool, args.jobs)
     cli, bare = cold_cli(args.cold_repeats)
     total, one, done = throughput(settings)
     rows = [
@@ -125,6 +154,12 @@ def main() -> None:
             f"{overhead * 1000:.1f} ms",
             "<= 50 ms",
             f"submit->report {warm_wall * 1000:.0f} ms, {args.jobs} jobs",
+        ),
+        (
+            "CPU per retracing job",
+            f"{per_job:.3f} CPU-s",
+            "(issue 43)",
+            f"the machine's busy time, {args.jobs} jobs; the worker's own {worker_cpu:.3f} s",
         ),
         (
             "cold CLI / bare script",

@@ -23,6 +23,7 @@ at p95 <= --p95) and its Runs/s as a fraction of that ceiling.
 
     python bench/capacity.py --steps 20,40,80 --step-seconds 60
     python bench/capacity.py --url http://127.0.0.1:8501 --pid 1234    # an app already running
+    python bench/capacity.py --api --steps 100,200 # API clients: POST /api/v1/analyze, same think time
 Loopback addresses only: this is a load generator, never to be pointed at someone else's host.
 """
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
@@ -38,17 +40,20 @@ import statistics
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from load_test import ROOT, descendants, healthy, own_server
+from load_test import CLIENT_HEADER, ROOT, descendants, healthy, own_server
 
-sys.path[:0] = [str(ROOT / "tests" / "support")]
+sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT)]
 from streamlit_wire import Session, SessionClosed, trigger  # noqa: E402
 
 EXAMPLE = "example=retracing"
 TRACES = "2"  # the retracing example's trace count
 CAPTION = re.compile(r"^Run (\d+) · TensorFlow")
+HTTP_THREADS = ThreadPoolExecutor(512)  # API clients' requests, each blocking one thread
 REFUSAL = re.compile(r"Busy|refused|try again|limit|warming|maintenance", re.IGNORECASE)
 
 
@@ -158,6 +163,66 @@ class Visitor:
                         current.refused_s.append(seconds)
 
 
+class ApiClient:
+    """One API client (--api): POST /api/v1/analyze with the same example after each think time,
+    from its own address. A Run counts on a 200 whose report has the example's trace count; a
+    429 or 503 is a refusal, with the error's words."""
+
+    def __init__(self, index: int, url: str, think_s: float, timeout_s: float, totals: Totals) -> None:
+        from playground.gallery import BY_SLUG
+
+        example = BY_SLUG[EXAMPLE.split("=", 1)[1]]
+        self.body = json.dumps(
+            {"source": example.source, "function": example.function, "calls": list(example.calls)}
+        )
+        self.index, self.url, self.think_s, self.timeout_s = index, url, think_s, timeout_s
+        self.totals = totals
+
+    def post(self, address: str) -> tuple[int, dict]:
+        request = urllib.request.Request(
+            f"{self.url}/api/v1/analyze",
+            data=self.body.encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", CLIENT_HEADER: address},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"{}")
+
+    async def live(self, step: list[Step], stop: asyncio.Event) -> None:
+        address = f"10.{self.index // 65536 % 256}.{self.index // 256 % 256}.{self.index % 256 or 1}"
+        loop = asyncio.get_running_loop()
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), random.expovariate(1 / self.think_s))
+                return
+            except asyncio.TimeoutError:
+                pass
+            current, started = step[-1], time.monotonic()
+            try:
+                status, body = await loop.run_in_executor(HTTP_THREADS, self.post, address)
+            except OSError as error:
+                if current.counting:
+                    current.failed.append(f"client {self.index}: {type(error).__name__}")
+                continue
+            seconds = time.monotonic() - started
+            if status == 200 and sum(f.get("tracing_count", 0) for f in body.get("functions", [])) == int(
+                TRACES
+            ):
+                self.totals.runs += 1
+                if current.counting:
+                    current.runs.append(seconds)
+            elif status in (429, 503):
+                self.totals.refused += 1
+                if current.counting:
+                    current.refused.append(str(body.get("error", {}).get("message", status))[:120])
+                    current.refused_s.append(seconds)
+            elif current.counting:
+                current.failed.append(f"client {self.index}: HTTP {status}")
+
+
 def busy_cpu_s() -> float:
     """The machine's CPU seconds not idle or waiting, since boot (/proc/stat)."""
     fields = [int(v) for v in open("/proc/stat").readline().split()[1:]]
@@ -232,7 +297,8 @@ async def measure(url: str, pid: int | None, counts: list[int], args: argparse.N
         for count in counts:
             steps.append(Step(count))
             for index in range(len(visitors), count):  # the ramp: a new visitor each 50 ms
-                visitors.append(Visitor(index + 1, url, args.think, args.timeout, totals))
+                kind = ApiClient if args.api else Visitor
+                visitors.append(kind(index + 1, url, args.think, args.timeout, totals))
                 tasks.append(asyncio.create_task(visitors[-1].live(steps, stop)))
                 await asyncio.sleep(0.05)
             await asyncio.sleep(args.settle)  # the new visitors' page opens, the queue's new level
@@ -294,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--settle", type=float, default=15.0, help="seconds after a ramp before measuring")
     parser.add_argument("--think", type=float, default=15.0, help="mean think time between presses (s)")
     parser.add_argument("--timeout", type=float, default=120.0, help="a press's longest wait (s)")
+    parser.add_argument(
+        "--api", action="store_true", help="API clients (POST /api/v1/analyze), not page visitors"
+    )
     parser.add_argument("--p95", type=float, default=2.0, help="capacity: the most visitors at this p95")
     args = parser.parse_args(argv)
     counts = [int(n) for n in args.steps.split(",")]
