@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from load_test import CLIENT_HEADER, ROOT, descendants, healthy, own_server
 
 sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT)]
-from streamlit_wire import Session, SessionClosed, trigger  # noqa: E402
+from streamlit_wire import Session, SessionClosed, new_element, trigger  # noqa: E402
 
 EXAMPLE = "example=retracing"
 TRACES = "2"  # the retracing example's trace count
@@ -97,6 +97,20 @@ class Totals:
     refused: int = 0
 
 
+def address_of(index: int) -> str:
+    """Each visitor's or client's own address (sent as X-Forwarded-For): its own client."""
+    return f"10.{index // 65536 % 256}.{index // 256 % 256}.{index % 256 or 1}"
+
+
+async def thought(stop: asyncio.Event, think_s: float) -> bool:
+    """Waits an exponential think time of mean think_s; False if the bench stopped meanwhile."""
+    try:
+        await asyncio.wait_for(stop.wait(), random.expovariate(1 / think_s))
+        return False
+    except asyncio.TimeoutError:
+        return not stop.is_set()
+
+
 class Visitor:
     """One browser tab's traffic: the page, then Run after each think time."""
 
@@ -107,30 +121,23 @@ class Visitor:
         self.texts: list[tuple[str, str]] = []  # (kind, text) of the elements of the last run
 
     def watch(self, message) -> None:  # type: ignore[no-untyped-def]
-        if message.WhichOneof("type") != "delta" or message.delta.WhichOneof("type") != "new_element":
+        drawn = new_element(message)
+        if drawn is None:
             return
-        element = message.delta.new_element
-        kind = element.WhichOneof("type")
-        body = getattr(element, kind)
+        kind, body, fragment = drawn
         if kind == "button" and body.id.endswith("-run"):
-            self.run_id, self.run_fragment = body.id, message.delta.fragment_id  # a browser sends both
+            self.run_id, self.run_fragment = body.id, fragment  # a browser sends both
         elif kind in ("markdown", "alert", "metric", "exception"):
             label = getattr(body, "label", "")
             self.texts.append((kind, f"{label}={body.body}" if kind == "metric" else body.body))
 
     async def live(self, step: list[Step], stop: asyncio.Event) -> None:
-        address = f"10.{self.index // 65536 % 256}.{self.index // 256 % 256}.{self.index % 256 or 1}"
-        session = await Session.open(self.url, client_ip=address, timeout=60)
+        session = await Session.open(self.url, client_ip=address_of(self.index), timeout=60)
         session.watch = self.watch
         async with session:
             await session.rerun(EXAMPLE, timeout=self.timeout_s)
             shown = 0
-            while not stop.is_set():
-                try:
-                    await asyncio.wait_for(stop.wait(), random.expovariate(1 / self.think_s))
-                    return
-                except asyncio.TimeoutError:
-                    pass
+            while await thought(stop, self.think_s):
                 self.texts.clear()
                 current = step[-1]
                 started = time.monotonic()
@@ -192,14 +199,8 @@ class ApiClient:
             return error.code, json.loads(error.read() or b"{}")
 
     async def live(self, step: list[Step], stop: asyncio.Event) -> None:
-        address = f"10.{self.index // 65536 % 256}.{self.index // 256 % 256}.{self.index % 256 or 1}"
-        loop = asyncio.get_running_loop()
-        while not stop.is_set():
-            try:
-                await asyncio.wait_for(stop.wait(), random.expovariate(1 / self.think_s))
-                return
-            except asyncio.TimeoutError:
-                pass
+        address, loop = address_of(self.index), asyncio.get_running_loop()
+        while await thought(stop, self.think_s):
             current, started = step[-1], time.monotonic()
             try:
                 status, body = await loop.run_in_executor(HTTP_THREADS, self.post, address)

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 from browser_support import streamlit_server
-from streamlit_wire import Session, trigger
+from streamlit_wire import Session, new_element, trigger
 
 ONE_RUN_A_MINUTE = {"PLAYGROUND_CLIENT_IP_HEADER": "X-Forwarded-For", "PLAYGROUND_RUNS_PER_MINUTE": "1"}
 
@@ -28,13 +28,12 @@ class Page:
         self.run_id = self.run_fragment = ""
 
     def watch(self, message) -> None:  # type: ignore[no-untyped-def]
-        if message.WhichOneof("type") != "delta" or message.delta.WhichOneof("type") != "new_element":
+        drawn = new_element(message)
+        if drawn is None:
             return
-        element = message.delta.new_element
-        kind = element.WhichOneof("type")
-        body = getattr(element, kind)
+        kind, body, fragment = drawn
         if kind == "button" and body.id.endswith("-run"):
-            self.run_id, self.run_fragment = body.id, message.delta.fragment_id
+            self.run_id, self.run_fragment = body.id, fragment
         self.elements.append((kind, str(getattr(body, "body", "") or getattr(body, "label", ""))))
 
     def texts(self, kind: str) -> list[str]:

@@ -30,6 +30,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -136,6 +137,16 @@ def rerun_message(
     info.timezone, info.timezone_offset, info.locale = "UTC", 0, "en-US"
     info.url, info.is_embedded, info.color_scheme = url, False, "light"
     return message.SerializeToString()
+
+
+def new_element(message: ForwardMsg) -> tuple[str, Any, str] | None:
+    """A ForwardMsg that draws an element: (its kind, e.g. "button", its body, the id of the
+    fragment it is drawn in, "" outside any); None for any other message."""
+    if message.WhichOneof("type") != "delta" or message.delta.WhichOneof("type") != "new_element":
+        return None
+    element = message.delta.new_element
+    kind = element.WhichOneof("type")
+    return kind, getattr(element, kind), message.delta.fragment_id
 
 
 def unverified_tls() -> ssl.SSLContext:
