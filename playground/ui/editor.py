@@ -16,7 +16,7 @@ from ..contract.job import Job
 from ..gallery import article
 from ..reports import notebook
 from ..reports.safe_text import code_span, markdown_literal
-from . import code_box, folded, gutter, keys, state
+from . import code_box, folded, gutter, keys, language, state
 
 SOURCE_HELP = N_(
     "Paste a module that defines a function. It runs in a sandboxed worker, never in this web process."
@@ -192,6 +192,7 @@ def push_script(marks: list[dict], run: int) -> str:
 def open_file(max_source_bytes: int) -> None:
     """on_change of the file uploader: a .py or .ipynb file's code replaces the editor's; a
     .json is a saved report (trace mode's, or `analyze --json`), shown in the results."""
+    language.apply()  # a callback runs before the page's run has set the session's language
     upload = st.session_state.get(keys.OPEN_FILE)
     if upload is None:
         st.session_state.pop(keys.OPEN_NOTE, None)

@@ -20,7 +20,7 @@ from ..reports.safe_text import markdown_literal
 from ..runs import metrics, shared
 from ..runs.fairness import FairExecutor
 from ..runs.service import log_run
-from . import compare_run, export_zip, keys, request, state
+from . import compare_run, export_zip, keys, language, request, state
 from .client import client_id
 from .results import tab_label as results_tab_label
 
@@ -288,6 +288,7 @@ def admission(settings: Settings) -> None:
     (maintenance, the warm-up, a per-client limit, a full queue) is refused here, counted, and
     only the notice beside Run is redrawn, never the report under it. A press that passes
     reruns the page's part as before, and the Run is queued there."""
+    language.apply()  # a callback runs before the page's run has set the session's language
     st.session_state.pop(keys.RUN_REFUSED, None)
     client = client_id(settings.client_ip_header)
     try:

@@ -287,6 +287,17 @@ def test_open_a_notebook_into_the_editor_and_download_the_run_as_one(page, serve
     assert any("def twice" in s for s in sources)
 
 
+def test_the_file_openers_note_is_in_the_pages_language(page, server, tmp_path) -> None:
+    """The opener's callback runs before the page's run sets its language: it sets it itself."""
+    path = tmp_path / "demo.py"
+    path.write_text("import tensorflow as tf\n\n@tf.function\ndef twice(x):\n    return x * 2\n")
+    page.goto(f"{server}/?example=retracing&lang=zh")
+    wait_idle(page)
+    open_panel(page, "open_panel")
+    page.locator(".st-key-open_file input[type=file]").set_input_files(str(path))
+    expect(page.get_by_text("已打开 demo.py。")).to_be_visible()
+
+
 # A line of exactly 80 characters: what a code pane must show whole at 1400 px (issue 27).
 LONG_LINE = "    return tf.reduce_sum(x * 2.0) + tf.reduce_max(x)  # 80 characters, all shown"
 

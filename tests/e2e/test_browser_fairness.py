@@ -112,3 +112,18 @@ def test_a_refused_press_is_told_beside_run_and_the_report_stays(monkeypatch):
         expect(refusal).to_be_visible(timeout=10_000)
         expect(result_of(page)).to_be_visible()  # not cleared, not greyed out for a rerun
         browser.close()
+
+
+def test_a_refused_press_is_told_in_the_pages_language(monkeypatch):
+    """The callback runs before the page's run sets its language: it sets it itself."""
+    monkeypatch.setenv("PLAYGROUND_RUNS_PER_MINUTE", "1")
+    with streamlit_server("ui_support:replay") as (server, _process), sync_api.sync_playwright() as p:
+        browser = launch(p)
+        page = open_as(browser, f"{server}/?example=retracing&lang=zh", "203.0.113.41")
+        click_run(page)
+        expect(page.get_by_text(re.compile(r"^第 1 次运行 · TensorFlow"))).to_be_visible(timeout=TIMEOUT_MS)
+        click_run(page)
+        expect(page.get_by_text(re.compile(r"^频率限制：每位访客每分钟最多运行 1 次"))).to_be_visible(
+            timeout=10_000
+        )
+        browser.close()
