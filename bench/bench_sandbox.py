@@ -63,7 +63,7 @@ def cpu_per_job(pool: WorkerPool, jobs: int) -> tuple[float, float]:
     for _ in range(jobs):
         report = pool.submit(job)
         assert report.status == "ok", report.message
-        workers.append(report.sandbox.cpu_s or 0.0 if report.sandbox else 0.0)
+        workers.append((report.sandbox.cpu_s or 0.0) if report.sandbox else 0.0)
     pool.wait_ready()
     busy = busy_cpu_s() - before - (time.process_time() - own)  # less this script's own
     return busy / jobs, statistics.median(workers)

@@ -46,6 +46,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from bench_sandbox import busy_cpu_s  # the machine's busy time, as the sandbox bench reads it
 from load_test import CLIENT_HEADER, ROOT, descendants, healthy, own_server
 
 sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT)]
@@ -224,13 +225,6 @@ class ApiClient:
                     current.refused_s.append(seconds)
             elif current.counting:
                 current.failed.append(f"client {self.index}: HTTP {status}")
-
-
-def busy_cpu_s() -> float:
-    """The machine's CPU seconds not idle or waiting, since boot (/proc/stat)."""
-    fields = [int(v) for v in open("/proc/stat").readline().split()[1:]]
-    idle = fields[3] + fields[4]
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def own_cpu_s() -> float:
