@@ -49,10 +49,12 @@ def main(argv: list[str] | None = None) -> None:
     control = socket.socket(fileno=args.control)
     namespaces.prctl(namespaces.PR_SET_CHILD_SUBREAPER, 1)  # orphaned inits come back to us
     os.chdir("/")  # nothing of ours is a fork's working directory
+    from .hugepages import collapse_heap
     from .worker import import_engine, warm_up
 
     import_engine()  # no TF op runs here: thread pools and CUDA start after the fork
     warm_up()  # paid once here, not by every fork (bench/bench_sandbox.py: CPU per job)
+    collapse_heap()  # last: what the imports left is what each fork copies
     Zygote(control, json.loads(args.limits), args.tmp_mb).serve()
 
 
