@@ -32,23 +32,30 @@ class Channel:
             pass  # the user closed our fd, or the parent is gone: nothing to tell
 
 
+_gpus: list | None = None  # warm_up's answer, kept: a fork of a warm zygote asks again
+
+
 def warm_up() -> list:
     """Pays AutoGraph's first conversion and the physical devices' listing before the job
     arrives; returns the GPUs. Nothing here may run an op or trace a function: either
     initializes TF's eager context, after which a script can no longer configure the runtime
     (threads, devices, placement) as it can under plain Python. A zygote calls it before it
-    forks (it has no GPU: CUDA does not survive a fork), so each fork finds both done."""
-    import tensorflow as tf
+    forks (it has no GPU: CUDA does not survive a fork), so each fork finds both done, and
+    its answer, and pays nothing (converting again would cost a fork 1.5 ms)."""
+    global _gpus
+    if _gpus is None:
+        import tensorflow as tf
 
-    from playground.engine import device
+        from playground.engine import device
 
-    def inc(x):
-        if x > 0:
-            x = x + 1
-        return x
+        def inc(x):
+            if x > 0:
+                x = x + 1
+            return x
 
-    tf.autograph.to_code(inc)
-    return device.gpus()
+        tf.autograph.to_code(inc)
+        _gpus = device.gpus()
+    return _gpus
 
 
 def pid_namespace() -> int:
@@ -116,7 +123,7 @@ def serve(channel: Channel, limits: dict) -> None:
     from playground.sandbox import exports
     from playground.sandbox import limits as rlimits
 
-    gpus = warm_up()  # a fork's costs nothing: its zygote did it
+    gpus = warm_up()  # a fork's costs nothing: its zygote did it, and kept the answer
     if gpus:
         device.share_gpu_memory(int(limits.get("gpu_memory_mb", 2048)), gpus)
     _leave_the_script_alone()
