@@ -129,7 +129,7 @@ class Zygote:
         return {"forked": pid}
 
     def kill(self, keeper: int) -> dict:
-        """SIGKILL to an init empties its whole PID namespace (and the keeper reports it)."""
+        """SIGKILL to an init empties its whole PID namespace (the keeper is killed with it)."""
         _sigkill(self.inits.get(keeper, 0), keeper)
         return {"killed": keeper}
 
