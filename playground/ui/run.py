@@ -217,6 +217,10 @@ class RunProgress:
         self.line.caption(_("Submitting…"))
         self._latest: tuple[str, float | None] | None = None  # set by events, drawn by flush
         self._drawn: tuple[str, float | None] | None = None
+        # A compare's side b finishes on the run's thread while the page's thread may flush:
+        # once finished, no flush draws over the final line.
+        self._drawing = threading.Lock()
+        self._finished = False
 
     def on_event(self, event: dict) -> None:
         with i18n.using(self.language):
@@ -224,21 +228,24 @@ class RunProgress:
 
     def flush(self) -> None:
         """Draws the latest status, if it changed since the last draw."""
-        latest = self._latest
-        if latest is None or latest == self._drawn:
-            return
-        self._drawn = latest
-        label, fraction = latest
-        try:
-            self.line.caption(label)
-            if fraction is not None:
-                self.bar.progress(min(max(fraction, 0.0), 1.0))
-        except Exception:  # noqa: BLE001 - a page that moved on cannot draw; the run goes on
-            pass
+        with self._drawing:
+            latest = self._latest
+            if self._finished or latest is None or latest == self._drawn:
+                return
+            self._drawn = latest
+            label, fraction = latest
+            try:
+                self.line.caption(label)
+                if fraction is not None:
+                    self.bar.progress(min(max(fraction, 0.0), 1.0))
+            except Exception:  # noqa: BLE001 - a page that moved on cannot draw; the run goes on
+                pass
 
     def finish(self, label: str) -> None:
-        self.bar.empty()
-        self.line.caption(label)
+        with self._drawing:
+            self._finished = True
+            self.bar.empty()
+            self.line.caption(label)
 
 
 def watched(
