@@ -9,6 +9,7 @@ The job arrives as one JSON line on stdin, which is then closed.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -32,9 +33,7 @@ class Channel:
             pass  # the user closed our fd, or the parent is gone: nothing to tell
 
 
-_gpus: list | None = None  # warm_up's answer, kept: a fork of a warm zygote asks again
-
-
+@functools.cache  # a fork of a warm zygote asks again: it gets the zygote's answer
 def warm_up() -> list:
     """Pays AutoGraph's first conversion and the physical devices' listing before the job
     arrives; returns the GPUs. Nothing here may run an op or trace a function: either
@@ -42,20 +41,17 @@ def warm_up() -> list:
     (threads, devices, placement) as it can under plain Python. A zygote calls it before it
     forks (it has no GPU: CUDA does not survive a fork), so each fork finds both done, and
     its answer, and pays nothing (converting again would cost a fork 1.5 ms)."""
-    global _gpus
-    if _gpus is None:
-        import tensorflow as tf
+    import tensorflow as tf
 
-        from playground.engine import device
+    from playground.engine import device
 
-        def inc(x):
-            if x > 0:
-                x = x + 1
-            return x
+    def inc(x):
+        if x > 0:
+            x = x + 1
+        return x
 
-        tf.autograph.to_code(inc)
-        _gpus = device.gpus()
-    return _gpus
+    tf.autograph.to_code(inc)
+    return device.gpus()
 
 
 def pid_namespace() -> int:

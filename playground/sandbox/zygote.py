@@ -205,7 +205,7 @@ def _spawn_init() -> int:
     with vfork and exec (posix_spawn), so no copy of this process is made for it. It holds the
     namespace and takes no signal from inside it; orphans the job leaves wait there, unreaped,
     until the namespace ends with the job. It gets no descriptor of ours."""
-    for fd in [int(name) for name in os.listdir("/proc/self/fd")]:
+    for fd in _open_fds():
         if fd > 2:
             try:
                 os.set_inheritable(fd, False)
@@ -229,7 +229,7 @@ def _worker(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) 
     for source, target in ((job_in, 0), (null, 1), (stderr, 2)):
         os.dup2(source, target)
     keep = {0, 1, 2, events}
-    for fd in [int(name) for name in os.listdir("/proc/self/fd")]:  # the zygote's, inherited
+    for fd in _open_fds():  # the zygote's, inherited
         if fd not in keep:
             _close(fd)
     from .worker import Channel, serve
@@ -263,6 +263,11 @@ def _exists(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+
+
+def _open_fds() -> list[int]:
+    """This process's descriptors (listdir's own among them, closed by the time it returns)."""
+    return [int(name) for name in os.listdir("/proc/self/fd")]
 
 
 def _close(fd: int) -> None:
