@@ -104,8 +104,6 @@ def test_a_job_sees_only_its_own_processes_and_holds_no_privilege(one):
         "    'print(errno.errorcode.get(ctypes.get_errno()) if bad else \"made\")')\n"
         "out = subprocess.run([sys.executable, '-c', probe], capture_output=True, text=True)\n"
         "print('userns', out.stdout.strip() or out.stderr.strip()[-80:])\n"
-        "init = dict(l.split(':', 1) for l in open('/proc/1/status'))\n"
-        "print('init_kb', init['VmRSS'].split()[0])\n"
     )
     report, _ = timed(one, script(source))
     assert report.status == "ok", report.message
@@ -114,8 +112,6 @@ def test_a_job_sees_only_its_own_processes_and_holds_no_privilege(one):
     assert lines["caps"] == "0000000000000000 0000000000000000 1"
     assert lines["sockets"] == "[]"  # the zygote's control socket never reaches a job
     assert lines["userns"] == "ENOSPC"  # no nested user namespace: no fresh capabilities
-    # PID 1 is spawned, not another copy of the 600 MB zygote (two copies per job, not three)
-    assert int(lines["init_kb"]) < 20_000, lines["init_kb"]
 
 
 def test_stderr_stays_with_its_job(one):
