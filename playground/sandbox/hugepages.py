@@ -2,7 +2,7 @@
 
 A fork copies the page tables of every private anonymous mapping, and the child's exit frees
 them again: for a zygote holding about 240 MB of TensorFlow's and Python's heap, that is some
-60,000 entries each way, about 15 ms of the machine's CPU per fork (three copies per job, see
+60,000 entries each way, about 15 ms of the machine's CPU per fork (two copies per job, see
 zygote.py). Huge pages make it a few hundred. A page the child writes is still copied 4 KiB at a
 time: the kernel splits a shared huge page on the first write (Linux 5.8 and later), so a job's
 memory does not grow. MADV_COLLAPSE (Linux 6.1) collapses the pages already there, whatever the

@@ -18,7 +18,6 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_CAPBSET_DROP, PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 24, 1, 38
 PR_SET_CHILD_SUBREAPER = 36
-PR_SET_DUMPABLE = 4
 _CAPS_V3 = 0x20080522
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -74,9 +73,10 @@ def private_mounts(tmp_mb: int, job_dir: str, job_mount: str) -> None:
     os.chdir("/tmp")  # the old cwd is the zygote's /tmp, which every fork would share
 
 
-def become_init() -> None:
-    """In PID 1 of the new namespace: a /proc that shows only this namespace, dying with the
-    keeper that forked it, and no way back to any capability (bounding set, then capset)."""
+def become_job() -> None:
+    """In the job's process, inside the new PID namespace: a /proc that shows only this
+    namespace, dying with the keeper that forked it, and no way back to any capability
+    (bounding set, then capset)."""
     prctl(PR_SET_PDEATHSIG, 9)
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     forbid_user_namespaces()

@@ -5,9 +5,15 @@ costs milliseconds. Each fork gets new namespaces of its own (namespaces.py), so
 one zygote can neither see nor touch each other, the zygote, or what an earlier job left.
 
     zygote (bubblewrap's sandbox, never runs user code; reaps as a subreaper)
-      └─ keeper   new user/mount/PID/net/IPC/UTS namespaces, private /tmp /dev/shm /job
-           └─ init   PID 1 of the new PID namespace: /proc, no capabilities; reaps, reports exit
-                └─ worker   worker.serve(): warm up, "ready", one job, report
+      └─ keeper   new user/mount/PID/net/IPC/UTS namespaces, private /tmp /dev/shm /job;
+           │      waits for the worker, reports how it ended, and leaves it a zombie
+           ├─ init     PID 1 of the new PID namespace: `sleep`, spawned without copying us
+           └─ worker   PID 2: /proc, no capabilities; worker.serve(): "ready", one job, report
+
+Only the keeper and the worker are copies of the zygote: each copy of a process this size costs
+the machine milliseconds to make and to tear down (bench/bench_sandbox.py: CPU per job), and
+PID 1 need not be one. The worker is not PID 1 itself, so the job's signals act as under plain
+Python (PID 1 ignores those it has no handler for).
 
 Control socket (--control FD, SOCK_SEQPACKET, one JSON message per packet):
     zygote -> host  {"event": "ready"}                     once TF is imported
@@ -25,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -38,6 +45,7 @@ from .readable import readable
 KILL_WAIT_S = 5.0
 FORK_WAIT_S = 15.0  # both stay well under the host's reply timeout (forked.py)
 DEVNULL = os.devnull
+SLEEP = shutil.which("sleep", path="/usr/bin:/bin") or "/bin/sleep"  # the namespace's PID 1
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -121,7 +129,7 @@ class Zygote:
         return {"forked": pid}
 
     def kill(self, keeper: int) -> dict:
-        """SIGKILL to an init empties its whole PID namespace (and the keeper follows it)."""
+        """SIGKILL to an init empties its whole PID namespace (the keeper is killed with it)."""
         _sigkill(self.inits.get(keeper, 0), keeper)
         return {"killed": keeper}
 
@@ -150,75 +158,84 @@ class Zygote:
 def _keeper(
     control: int, job_in: int, events: int, stderr: int, report: int, folder: str, limits: dict, tmp_mb: int
 ) -> None:
-    """The fork's first process: leaves the zygote's world for namespaces of its own."""
+    """The fork's first process: leaves the zygote's world for namespaces of its own, starts
+    their PID 1 and the worker beside it, and reports how the worker ended."""
     os.close(control)  # a job must never reach the socket that hands out jobs
     os.dup2(stderr, 2)
     try:
         namespaces.unshare_all()
         namespaces.private_mounts(tmp_mb, f"{JOB_MOUNT}/{folder}", JOB_MOUNT)
+        init = _spawn_init()
     except OSError as error:
         _isolation_failed(error, 71)
     lifeline_r, lifeline_w = os.pipe()
-    init = os.fork()
-    if init == 0:
-        os.close(lifeline_w)
-        os.close(report)
-        _init(job_in, events, stderr, lifeline_r, limits)
-    os.write(report, str(init).encode())
-    for fd in (report, job_in, events, stderr, lifeline_r):
-        os.close(fd)
-    try:
-        os.waitpid(init, 0)  # the lifeline stays open while we live; then we follow init
-    except ChildProcessError:
-        pass
-    os._exit(0)
-
-
-def _init(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) -> None:
-    """PID 1 of the job's namespace: runs the worker as its child (so the job gets ordinary
-    signal handling), reaps whatever the job leaves, and reports how the worker ended."""
-    try:
-        namespaces.become_init()
-    except OSError as error:
-        _isolation_failed(error, 72)
-    if readable(lifeline, 0):  # EOF: the keeper died before PDEATHSIG was set
-        os._exit(0)
     worker = os.fork()
     if worker == 0:
-        os.close(lifeline)
-        _worker(job_in, events, stderr, limits)
-    for fd in (job_in, stderr, lifeline):  # init keeps only the events pipe, to report on
+        os.close(lifeline_w)
+        os.close(report)
+        _worker(job_in, events, stderr, lifeline_r, limits)
+    os.write(report, str(init).encode())
+    for fd in (report, job_in, stderr, lifeline_r):  # the keeper keeps the events pipe, to report on
         os.close(fd)
-    namespaces.prctl(namespaces.PR_SET_DUMPABLE, 0)  # the job may not open or trace its init
-    status = 0
-    while True:
-        try:
-            pid, code = os.wait()
-        except ChildProcessError:
-            break
-        if pid == worker:
-            status = code
-            break
+    ended = _wait_leaving_zombie(worker)  # the lifeline stays open while we live
     exit_event = as_event(
         Exit(
-            signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            signal=ended.si_status if ended and ended.si_code != os.CLD_EXITED else None,
+            code=ended.si_status if ended and ended.si_code == os.CLD_EXITED else None,
         )
     )
     try:
         os.write(events, (json.dumps(exit_event) + "\n").encode())
     except OSError:
         pass
-    os._exit(0)  # and the kernel kills whatever the job left running
+    os.close(events)
+    while True:  # until the zygote kills us with init, once the host has read the job's CPU
+        signal.pause()
 
 
-def _worker(job_in: int, events: int, stderr: int, limits: dict) -> None:
+def _wait_leaving_zombie(worker: int) -> os.waitid_result | None:
+    """How the worker ended, without reaping it. The host reads a job's CPU from the processes
+    in its PID namespace (process.cpu_seconds_of); a zombie still counts there, while a reaped
+    worker's time would pass to us, outside it, and the job could hide its CPU by exiting."""
+    while True:
+        try:
+            return os.waitid(os.P_PID, worker, os.WEXITED | os.WNOWAIT)
+        except ChildProcessError:
+            return None
+        except InterruptedError:
+            continue
+
+
+def _spawn_init() -> int:
+    """PID 1 of the new PID namespace, the first process made after unshare: `sleep`, started
+    with vfork and exec (posix_spawn), so no copy of this process is made for it. It holds the
+    namespace and takes no signal from inside it; orphans the job leaves wait there, unreaped,
+    until the namespace ends with the job. It gets no descriptor of ours."""
+    for fd in _open_fds():
+        if fd > 2:
+            try:
+                os.set_inheritable(fd, False)
+            except OSError:
+                pass  # listdir's own, closed by now
+    null = [(os.POSIX_SPAWN_OPEN, fd, DEVNULL, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    return os.posix_spawn(SLEEP, ["sleep", "infinity"], {}, file_actions=null)
+
+
+def _worker(job_in: int, events: int, stderr: int, lifeline: int, limits: dict) -> None:
+    """PID 2 of the new namespace: its own /proc, then no capabilities; then the one job."""
+    try:
+        namespaces.become_job()
+    except OSError as error:
+        _isolation_failed(error, 72)
+    if readable(lifeline, 0):  # EOF: the keeper died before PDEATHSIG was set
+        os._exit(0)
+    os.close(lifeline)
     os.setsid()
     null = os.open(DEVNULL, os.O_WRONLY)
     for source, target in ((job_in, 0), (null, 1), (stderr, 2)):
         os.dup2(source, target)
     keep = {0, 1, 2, events}
-    for fd in [int(name) for name in os.listdir("/proc/self/fd")]:  # the zygote's, inherited
+    for fd in _open_fds():  # the zygote's, inherited
         if fd not in keep:
             _close(fd)
     from .worker import Channel, serve
@@ -252,6 +269,11 @@ def _exists(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+
+
+def _open_fds() -> list[int]:
+    """This process's descriptors (listdir's own among them, closed by the time it returns)."""
+    return [int(name) for name in os.listdir("/proc/self/fd")]
 
 
 def _close(fd: int) -> None:

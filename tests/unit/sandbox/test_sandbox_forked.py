@@ -104,6 +104,8 @@ def test_a_job_sees_only_its_own_processes_and_holds_no_privilege(one):
         "    'print(errno.errorcode.get(ctypes.get_errno()) if bad else \"made\")')\n"
         "out = subprocess.run([sys.executable, '-c', probe], capture_output=True, text=True)\n"
         "print('userns', out.stdout.strip() or out.stderr.strip()[-80:])\n"
+        "init = dict(l.split(':', 1) for l in open('/proc/1/status'))\n"
+        "print('init_kb', init['VmRSS'].split()[0])\n"
     )
     report, _ = timed(one, script(source))
     assert report.status == "ok", report.message
@@ -112,6 +114,21 @@ def test_a_job_sees_only_its_own_processes_and_holds_no_privilege(one):
     assert lines["caps"] == "0000000000000000 0000000000000000 1"
     assert lines["sockets"] == "[]"  # the zygote's control socket never reaches a job
     assert lines["userns"] == "ENOSPC"  # no nested user namespace: no fresh capabilities
+    # PID 1 is spawned, not another copy of the 600 MB zygote (two copies per job, not three)
+    assert int(lines["init_kb"]) < 20_000, lines["init_kb"]
+
+
+def test_the_host_reads_the_cpu_of_a_worker_that_has_already_exited(one):
+    """The Exit line is written once the worker is dead, and the host reads the job's CPU only
+    after it: a worker reaped outside its namespace would read as 0 here, every time."""
+    body = (
+        "import os, time\nend = time.process_time() + 0.6\n"
+        "while time.process_time() < end:\n    pass\nos._exit(3)\n"
+    )
+    for _ in range(3):
+        report, _ = timed(one, script(body))
+        assert report.status == "killed" and "exit status 3" in report.message, report.message
+        assert report.sandbox.cpu_s is not None and report.sandbox.cpu_s >= 0.55, report.sandbox
 
 
 def test_stderr_stays_with_its_job(one):
