@@ -12,7 +12,10 @@ The visitors ramp up step by step (--steps). For each step, over its measured wi
   the press to the refusal on the page (refused95);
 - health: the slowest of one `/_stcore/health` a second;
 - the server's RSS (the Streamlit process and its sandbox workers);
-- CPU per Run: the machine's busy time (/proc/stat) less this script's own, per Run;
+- CPU per Run: the machine's busy time (/proc/stat) less this script's own, per Run; and
+  beside it the server's own (server_cgroup.py: the Streamlit process and everything it
+  starts, the sandbox included), where this script may make a cgroup around the server it
+  starts (as root): the target's measure, without the machine's other work;
 - /metrics read before and after: its Runs and refusals beside this script's own counts (a
   Run near a window's edge can fall on either side; over the whole bench, read before the
   first visitor and after the last press has ended, the two must agree, and the bench says so).
@@ -48,6 +51,7 @@ from dataclasses import dataclass, field
 
 from bench_sandbox import busy_cpu_s  # the machine's busy time, as the sandbox bench reads it
 from load_test import CLIENT_HEADER, ROOT, descendants, healthy, own_server
+from server_cgroup import ServerCgroup
 
 sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT)]
 from streamlit_wire import Session, SessionClosed, new_element, trigger  # noqa: E402
@@ -70,6 +74,7 @@ class Step:
     health_s: list[float] = field(default_factory=list)
     busy_cpu_s: float = 0.0
     own_cpu_s: float = 0.0
+    server_cpu_s: float | None = None  # the server's cgroup, where there is one
     window_s: float = 0.0
     rss_mib: float = 0.0
     metrics_runs: float | None = None
@@ -89,6 +94,10 @@ class Step:
     @property
     def cpu_per_run(self) -> float | None:
         return (self.busy_cpu_s - self.own_cpu_s) / len(self.runs) if self.runs else None
+
+    @property
+    def server_cpu_per_run(self) -> float | None:
+        return self.server_cpu_s / len(self.runs) if self.runs and self.server_cpu_s is not None else None
 
 
 @dataclass
@@ -282,7 +291,9 @@ def until_ready(url: str, timeout_s: float = 240.0) -> None:
             time.sleep(0.5)
 
 
-async def measure(url: str, pid: int | None, counts: list[int], args: argparse.Namespace) -> list[Step]:
+async def measure(
+    url: str, pid: int | None, counts: list[int], args: argparse.Namespace, cgroup: ServerCgroup | None = None
+) -> list[Step]:
     until_ready(url)
     totals, first = Totals(), scraped(url)
     steps: list[Step] = []
@@ -303,11 +314,13 @@ async def measure(url: str, pid: int | None, counts: list[int], args: argparse.N
             step.health_s.clear()
             before = scraped(url)
             busy, own, started = busy_cpu_s(), own_cpu_s(), time.monotonic()
+            server = cgroup.cpu_s() if cgroup else 0.0
             step.counting = True
             await asyncio.sleep(args.step_seconds)
             step.counting = False
             step.window_s = time.monotonic() - started
             step.busy_cpu_s, step.own_cpu_s = busy_cpu_s() - busy, own_cpu_s() - own
+            step.server_cpu_s = cgroup.cpu_s() - server if cgroup else None
             after = scraped(url)
             if before and after:
                 step.metrics_runs, step.metrics_refusals = after[0] - before[0], after[1] - before[1]
@@ -332,7 +345,7 @@ def report(s: Step) -> None:
     print(
         f"{s.visitors:>8} {s.runs_per_s:>7.2f} {fmt(p50):>6} {fmt(p95):>6} {len(s.refused):>7}"
         f" {fmt(s.p(95, s.refused_s)):>9} {len(s.failed):>6}"
-        f" {max(s.health_s, default=0):>8.2f} {s.rss_mib:>7.0f} {fmt(cpu, 3):>9}"
+        f" {max(s.health_s, default=0):>8.2f} {s.rss_mib:>7.0f} {fmt(cpu, 3):>9} {fmt(s.server_cpu_per_run, 3):>10}"
         f" {len(s.runs):>5}/{fmt(s.metrics_runs, 0):>5} {len(s.refused):>5}/{fmt(s.metrics_refusals, 0):>5}",
         flush=True,
     )
@@ -366,14 +379,22 @@ def main(argv: list[str] | None = None) -> int:
     os.nice(10)  # the clients share the machine: the app they measure goes first
     print(
         f"{'visitors':>8} {'runs/s':>7} {'p50 s':>6} {'p95 s':>6} {'refused':>7} {'refused95':>9} {'failed':>6}"
-        f" {'health s':>8} {'RSS MiB':>7} {'CPU/run s':>9} {'runs/metrics':>11} {'refused/metrics':>11}",
+        f" {'health s':>8} {'RSS MiB':>7} {'CPU/run s':>9} {'server s':>10} {'runs/metrics':>11}"
+        f" {'refused/metrics':>11}",
         flush=True,
     )
     if args.url:
         steps = asyncio.run(measure(args.url.rstrip("/"), args.pid, counts, args))
     else:
-        with own_server() as (url, pid):
-            steps = asyncio.run(measure(url, pid, counts, args))
+        cgroup = ServerCgroup.make()
+        if cgroup is None:
+            print("no cgroup can be made here (not root?): the server's own CPU is not shown")
+        try:
+            with own_server(cgroup=cgroup) as (url, pid):
+                steps = asyncio.run(measure(url, pid, counts, args, cgroup))
+        finally:
+            if cgroup:
+                cgroup.remove()
     lightest = next((s for s in steps if s.cpu_per_run), None)
     if lightest is None or lightest.cpu_per_run is None or lightest.cpu_per_run <= 0:
         print("no Run completed: no ceiling, no capacity")
@@ -393,6 +414,11 @@ def main(argv: list[str] | None = None) -> int:
         f"CPU ceiling: {ceiling:.2f} Runs/s ({os.cpu_count()} cores / {lightest.cpu_per_run:.3f} CPU-s per Run "
         f"at {lightest.visitors} visitors)"
     )
+    if lightest.server_cpu_per_run is not None:
+        print(
+            f"CPU per Run at {lightest.visitors} visitors: the server's {lightest.server_cpu_per_run:.3f} s "
+            f"(its cgroup), the machine's {lightest.cpu_per_run:.3f} s (busy time less this script's)"
+        )
     if best is None:
         print(f"capacity: none of the steps held p95 <= {args.p95:g} s with at most 1% refused")
         return 1

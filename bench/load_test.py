@@ -42,6 +42,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from server_cgroup import ServerCgroup
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 CHROMIUM = "/usr/bin/chromium"
@@ -109,7 +111,7 @@ def healthy(url: str, timeout: float = 5.0) -> bool:
 
 
 @contextlib.contextmanager
-def own_server(start_timeout: float = 180.0) -> Iterator[tuple[str, int]]:
+def own_server(start_timeout: float = 180.0, cgroup: ServerCgroup | None = None) -> Iterator[tuple[str, int]]:
     port = free_port()
     log = open(os.devnull, "w")
     process = subprocess.Popen(
@@ -129,6 +131,7 @@ def own_server(start_timeout: float = 180.0) -> Iterator[tuple[str, int]]:
             "none",
         ],
         cwd=ROOT,
+        preexec_fn=cgroup.enter if cgroup else None,  # before exec: all it starts is in it too
         stdout=log,
         stderr=subprocess.STDOUT,
         env=dict(
