@@ -15,7 +15,8 @@ The visitors ramp up step by step (--steps). For each step, over its measured wi
 - CPU per Run: the machine's busy time (/proc/stat) less this script's own, per Run; and
   beside it the server's own (server_cgroup.py: the Streamlit process and everything it
   starts, the sandbox included), where this script may make a cgroup around the server it
-  starts (as root): the target's measure, without the machine's other work;
+  starts (as root): the target's measure, without the machine's other work; and of that,
+  the page's: the Streamlit process's own threads;
 - /metrics read before and after: its Runs and refusals beside this script's own counts (a
   Run near a window's edge can fall on either side; over the whole bench, read before the
   first visitor and after the last press has ended, the two must agree, and the bench says so).
@@ -75,6 +76,7 @@ class Step:
     busy_cpu_s: float = 0.0
     own_cpu_s: float = 0.0
     server_cpu_s: float | None = None  # the server's cgroup, where there is one
+    page_cpu_s: float | None = None  # the Streamlit process's own threads, its children not
     window_s: float = 0.0
     rss_mib: float = 0.0
     metrics_runs: float | None = None
@@ -98,6 +100,10 @@ class Step:
     @property
     def server_cpu_per_run(self) -> float | None:
         return self.server_cpu_s / len(self.runs) if self.runs and self.server_cpu_s is not None else None
+
+    @property
+    def page_cpu_per_run(self) -> float | None:
+        return self.page_cpu_s / len(self.runs) if self.runs and self.page_cpu_s is not None else None
 
 
 @dataclass
@@ -257,6 +263,15 @@ def scraped(url: str) -> tuple[float, float] | None:
     return runs, refused
 
 
+def process_cpu_s(pid: int | None) -> float | None:
+    """One process's own CPU seconds (all its threads; not its children's)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except (OSError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mib(pid: int | None) -> float:
     if pid is None:
         return 0.0
@@ -314,13 +329,15 @@ async def measure(
             step.health_s.clear()
             before = scraped(url)
             busy, own, started = busy_cpu_s(), own_cpu_s(), time.monotonic()
-            server = cgroup.cpu_s() if cgroup else 0.0
+            server, page = cgroup.cpu_s() if cgroup else 0.0, process_cpu_s(pid)
             step.counting = True
             await asyncio.sleep(args.step_seconds)
             step.counting = False
             step.window_s = time.monotonic() - started
             step.busy_cpu_s, step.own_cpu_s = busy_cpu_s() - busy, own_cpu_s() - own
             step.server_cpu_s = cgroup.cpu_s() - server if cgroup else None
+            page_now = process_cpu_s(pid)
+            step.page_cpu_s = page_now - page if page is not None and page_now is not None else None
             after = scraped(url)
             if before and after:
                 step.metrics_runs, step.metrics_refusals = after[0] - before[0], after[1] - before[1]
@@ -345,7 +362,8 @@ def report(s: Step) -> None:
     print(
         f"{s.visitors:>8} {s.runs_per_s:>7.2f} {fmt(p50):>6} {fmt(p95):>6} {len(s.refused):>7}"
         f" {fmt(s.p(95, s.refused_s)):>9} {len(s.failed):>6}"
-        f" {max(s.health_s, default=0):>8.2f} {s.rss_mib:>7.0f} {fmt(cpu, 3):>9} {fmt(s.server_cpu_per_run, 3):>10}"
+        f" {max(s.health_s, default=0):>8.2f} {s.rss_mib:>7.0f} {fmt(cpu, 3):>9} {fmt(s.server_cpu_per_run, 3):>8}"
+        f" {fmt(s.page_cpu_per_run, 3):>6}"
         f" {len(s.runs):>5}/{fmt(s.metrics_runs, 0):>5} {len(s.refused):>5}/{fmt(s.metrics_refusals, 0):>5}",
         flush=True,
     )
@@ -379,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     os.nice(10)  # the clients share the machine: the app they measure goes first
     print(
         f"{'visitors':>8} {'runs/s':>7} {'p50 s':>6} {'p95 s':>6} {'refused':>7} {'refused95':>9} {'failed':>6}"
-        f" {'health s':>8} {'RSS MiB':>7} {'CPU/run s':>9} {'server s':>10} {'runs/metrics':>11}"
+        f" {'health s':>8} {'RSS MiB':>7} {'CPU/run s':>9} {'server s':>8} {'page s':>6}"
+        f" {'runs/metrics':>11}"
         f" {'refused/metrics':>11}",
         flush=True,
     )

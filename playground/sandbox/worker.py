@@ -51,7 +51,22 @@ def warm_up() -> list:
         return x
 
     tf.autograph.to_code(inc)
+    set_up_kernel_registry()
     return device.gpus()
+
+
+def set_up_kernel_registry() -> None:
+    """TF's kernel registry finishes setting itself up at its first lookup: it takes out every
+    JIT kernel and puts it back without its label (SetupOrDisableJit, op_kernel.cc), rewriting
+    a table of some ten thousand entries. In a fork, each page of it that changes is copied: a
+    job's first op cost about 30 ms more than with the table set up in the zygote (0.4 ms
+    here). It reads only TF_DISABLE_JIT_KERNELS, and runs no op."""
+    try:
+        from tensorflow.python.framework import kernels
+
+        kernels.get_registered_kernels_for_op("Const")
+    except (ImportError, AttributeError):  # a private module: a version without it pays in each fork
+        pass
 
 
 def pid_namespace() -> int:
