@@ -15,6 +15,8 @@ import os
 import sys
 import traceback
 
+from . import source_lookup
+
 
 class Channel:
     """Writes whole lines to the protocol fd; a fork of the user's code stays silent."""
@@ -52,6 +54,7 @@ def warm_up() -> list:
 
     tf.autograph.to_code(inc)
     set_up_kernel_registry()
+    source_lookup.install()
     return device.gpus()
 
 
