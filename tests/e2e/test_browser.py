@@ -24,6 +24,7 @@ from browser_support import (  # noqa: F401 - fixtures
     run_and_wait,
     server,
     traces_value,
+    turn_on,
     type_code,
     wait_idle,
 )
@@ -127,8 +128,7 @@ def test_timing_and_problems_tabs(page, server) -> None:
     wait_idle(page)
     expect_editor_text(page, "def process")
     open_options(page)
-    page.locator(".st-key-timing label").click()
-    wait_idle(page)
+    turn_on(page, "timing")
     page.locator(".st-key-sweep input").fill("x[0]=16,256,4096")
     page.locator(".st-key-sweep input").press("Enter")
     wait_idle(page)

@@ -6,7 +6,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import SHOTS, USES_CHROMIUM, open_options, page, run_and_wait, server, wait_idle  # noqa: F401 - fixtures
+from browser_support import (  # noqa: F401 - fixtures
+    SHOTS,
+    USES_CHROMIUM,
+    open_options,
+    page,
+    run_and_wait,
+    server,
+    turn_on,
+    wait_idle,
+)
 
 pytestmark = USES_CHROMIUM
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -22,7 +31,7 @@ def test_compare_reduce_retracing_side_by_side(page, server) -> None:
     page.goto(f"{server}/?example=many-shapes")
     wait_idle(page)
     open_options(page)
-    page.locator(".st-key-compare label").click()
+    turn_on(page, "compare")
     kind = page.locator(".st-key-compare_kind").get_by_role("combobox")
     expect(kind).to_have_value(re.compile("^reduce_retracing"))
     wait_idle(page)

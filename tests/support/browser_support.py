@@ -180,6 +180,22 @@ def open_panel(page, key: str) -> None:  # type: ignore[no-untyped-def]
         wait_idle(page)
 
 
+def turn_on(page, key: str) -> None:  # type: ignore[no-untyped-def]
+    """Turns a toggle on and waits for the rerun that draws what it opens. A click that lands
+    while another rerun replaces the page (at a suite's start, the warm-up's) can be lost:
+    the switch is read back, and clicked again while it is still off."""
+    from playwright.sync_api import expect
+
+    switch = page.locator(f".st-key-{key}").get_by_role("switch")
+    for _ in range(3):
+        if switch.is_checked():
+            break
+        page.locator(f".st-key-{key} label").click()
+        page.wait_for_timeout(200)
+        wait_idle(page)
+    expect(switch).to_be_checked()
+
+
 def open_options(page) -> None:  # type: ignore[no-untyped-def]
     """Opens the options panel, which stays folded while every setting is TensorFlow's default."""
     open_panel(page, "options_panel")
