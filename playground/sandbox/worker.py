@@ -37,12 +37,13 @@ class Channel:
 
 @functools.cache  # a fork of a warm zygote asks again: it gets the zygote's answer
 def warm_up() -> list:
-    """Pays AutoGraph's first conversion and the physical devices' listing before the job
-    arrives; returns the GPUs. Nothing here may run an op or trace a function: either
-    initializes TF's eager context, after which a script can no longer configure the runtime
-    (threads, devices, placement) as it can under plain Python. A zygote calls it before it
-    forks (it has no GPU: CUDA does not survive a fork), so each fork finds both done, and
-    its answer, and pays nothing (converting again would cost a fork 1.5 ms)."""
+    """Pays AutoGraph's first conversion, the kernel registry's set-up and the physical
+    devices' listing before the job arrives, and indexes the loaded modules for AutoGraph's
+    source lookup (source_lookup.py); returns the GPUs. Nothing here may run an op or trace a
+    function: either initializes TF's eager context, after which a script can no longer
+    configure the runtime (threads, devices, placement) as it can under plain Python. A zygote
+    calls it before it forks (it has no GPU: CUDA does not survive a fork), so each fork finds
+    all of it done, and its answer, and pays nothing (converting again would cost a fork 1.5 ms)."""
     import tensorflow as tf
 
     from playground.engine import device
