@@ -42,7 +42,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT), str(ROOT / "bench")]
 
 from hostile_jobs import EVENT_FLOOD, FORGED_30MB, FORGED_DURATION, NEWLINE_FLOOD, SAY  # noqa: E402
-from load_test import CLIENT_HEADER, own_server  # noqa: E402
+from load_test import CLIENT_HEADER, own_server, process_cpu_s  # noqa: E402
 
 ATTACKER, VISITOR = "203.0.113.66", "203.0.113.100"
 MB = 2**20
@@ -71,9 +71,10 @@ class Server:
         return 0.0
 
     def cpu_s(self) -> float:
-        with open(f"/proc/{self.pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        seconds = process_cpu_s(self.pid)
+        if seconds is None:
+            raise ProcessLookupError(f"the server (pid {self.pid}) is gone")
+        return seconds
 
 
 class Watch:

@@ -51,7 +51,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from bench_sandbox import busy_cpu_s  # the machine's busy time, as the sandbox bench reads it
-from load_test import CLIENT_HEADER, ROOT, descendants, healthy, own_server
+from load_test import CLIENT_HEADER, ROOT, descendants, healthy, own_server, process_cpu_s
 from server_cgroup import ServerCgroup
 
 sys.path[:0] = [str(ROOT / "tests" / "support"), str(ROOT)]
@@ -93,17 +93,20 @@ class Step:
             return values[0] if values else None
         return statistics.quantiles(values, n=100)[int(q) - 1]
 
+    def per_run(self, seconds: float | None) -> float | None:
+        return seconds / len(self.runs) if self.runs and seconds is not None else None
+
     @property
     def cpu_per_run(self) -> float | None:
-        return (self.busy_cpu_s - self.own_cpu_s) / len(self.runs) if self.runs else None
+        return self.per_run(self.busy_cpu_s - self.own_cpu_s)
 
     @property
     def server_cpu_per_run(self) -> float | None:
-        return self.server_cpu_s / len(self.runs) if self.runs and self.server_cpu_s is not None else None
+        return self.per_run(self.server_cpu_s)
 
     @property
     def page_cpu_per_run(self) -> float | None:
-        return self.page_cpu_s / len(self.runs) if self.runs and self.page_cpu_s is not None else None
+        return self.per_run(self.page_cpu_s)
 
 
 @dataclass
@@ -261,15 +264,6 @@ def scraped(url: str) -> tuple[float, float] | None:
         elif line.startswith("playground_refusals_total{"):
             refused += float(line.split()[-1])
     return runs, refused
-
-
-def process_cpu_s(pid: int | None) -> float | None:
-    """One process's own CPU seconds (all its threads; not its children's)."""
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except (OSError, TypeError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mib(pid: int | None) -> float:

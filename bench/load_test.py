@@ -172,6 +172,15 @@ def _kib(value: str) -> int:
     return int(value.split()[0]) if value else 0
 
 
+def process_cpu_s(pid: int | None) -> float | None:
+    """One process's own CPU seconds (all its threads; not its children's)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except (OSError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def descendants(root: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
