@@ -35,19 +35,28 @@ async def metrics_page(request: Request) -> Response:
 
 
 def allowed(peer: str, setting: str) -> bool:
-    try:
-        address = ipaddress.ip_address(peer)
-    except ValueError:  # no peer address (a unix socket, a test client): not allowed
+    address = peer_address(peer)
+    if address is None:  # no peer address (a unix socket, a test client): not allowed
         return False
     return any(address in network for network in networks(setting))
+
+
+def peer_address(peer: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The peer's address; an IPv4 peer of a dual-stack socket ('::ffff:127.0.0.1', as
+    Streamlit's server reports this machine's own scrape) as the IPv4 address it is."""
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return None
+    mapped = getattr(address, "ipv4_mapped", None)
+    return mapped or address
 
 
 async def named(peer: str, setting: str) -> bool:
     """Whether a host name in the setting resolves to the peer's address now. A name that does
     not resolve (its service is not running) allows nothing."""
-    try:
-        address = ipaddress.ip_address(peer)
-    except ValueError:
+    address = peer_address(peer)
+    if address is None:
         return False
     loop = asyncio.get_running_loop()
     for host in hosts(setting):
@@ -55,7 +64,7 @@ async def named(peer: str, setting: str) -> bool:
             found = await asyncio.wait_for(loop.getaddrinfo(host, None), LOOKUP_S)
         except (OSError, asyncio.TimeoutError):
             continue
-        if any(ipaddress.ip_address(info[4][0]) == address for info in found):
+        if any(peer_address(str(info[4][0])) == address for info in found):
             return True
     return False
 

@@ -110,6 +110,7 @@ def main() -> None:
         with stage.run_area:
             if shut:
                 run.closed_notice(shut)
+            run.stop_button()
             run_button(settings)
         with outputs:
             result_area()
@@ -118,6 +119,7 @@ def main() -> None:
         with outputs:
             if shut:
                 run.closed_notice(shut)
+            run.stop_button()  # outside the fragment: its press must interrupt the run
             workbench(settings, wide)
     state.sync_url()
 

@@ -257,9 +257,8 @@ def watched(
 ) -> T:
     """Runs `submit` on a thread of its own (drawing as the page's run does), while this one
     shows the time used against the limit, and calls `tick` (the run's progress), every quarter
-    second. A Stop press (any rerun of the page) interrupts this thread at one of those draws;
-    the job is then stopped: its worker killed within 0.1 s, and the time it ran billed
-    (runs/fairness.py)."""
+    second. Any other page run interrupts this thread at one of those draws, and the job is
+    then stopped (`halt`); a Stop press has stopped it already (`stopped`)."""
     from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
     context = get_script_run_ctx()
@@ -286,12 +285,8 @@ def watched(
                 _("{used} s of at most {limit} s").format(used=f"{used:.0f}", limit=f"{limit_s:g}")
             )
     finally:
-        if thread.is_alive():  # interrupted: a Stop press, or the page moved on
-            control.stop.set()
-            st.session_state[keys.RUN_ERROR] = _(
-                "Stopped after {seconds} s: its worker was stopped, and the {seconds} s it ran count "
-                "toward your sandbox time."
-            ).format(seconds=f"{time.monotonic() - started:.1f}")
+        if thread.is_alive():  # interrupted: the page moved on (a Stop press has halted it)
+            halt(control, started)
     elapsed.empty()
     if failure:
         raise failure[0]
@@ -310,6 +305,58 @@ def _session_id() -> str:
 
 # The fragment beside Run that says why a press was refused (refusal_notice).
 NOTICE = "run_notice"
+# A block drawn only while a run runs, and the Stop bar, which the page's CSS shows only then.
+LIVE, STOP_BAR = "run_live", "stop_bar"
+STOP_CSS = f"""<style>
+.st-key-{STOP_BAR} {{display: none;}}
+body:has(.st-key-{LIVE}) .st-key-{STOP_BAR} {{display: flex;}}
+@media (max-width: 640px) {{  /* a phone: Stop takes Run's place at the bottom of the screen */
+  body:has(.st-key-{LIVE}) .st-key-{STOP_BAR} {{position: fixed; left: 1rem; right: 1rem;
+    bottom: 0.75rem; width: auto !important; z-index: 1001;}}
+}}
+</style>"""
+
+
+def stop_button() -> None:
+    """Stop, drawn by the page's own script run, outside the Run fragment, before any run
+    starts: its press then reruns the whole page, which interrupts the run at its next draw
+    (`watched`). Streamlit lets no fragment's widget interrupt a running script, so a Stop drawn
+    beside Run, in the fragment, waited for the job's time limit. Hidden (STOP_CSS) except
+    while a run draws its LIVE block."""
+    st.html(STOP_CSS)
+    with st.container(key=STOP_BAR):
+        st.button(
+            _("Stop"),
+            key=keys.STOP,
+            on_click=stopped,
+            width="stretch",
+            help=_("Stops the run: its worker is killed at once."),
+        )
+
+
+def stopped() -> None:
+    """Stop's on_click, first thing in the page run its press starts: stops the live run's job
+    now and says so. That run's script is only told to stop, and the new page run draws before
+    the old one reaches its next draw (Streamlit's fast reruns), so the word is said here. No
+    run is owed any more either (a presenter step's, a Ctrl+Enter's)."""
+    st.session_state.pop(keys.PRESENT_PENDING, None)
+    st.session_state.pop(keys.RUN_REQUESTED, None)
+    live = st.session_state.pop(keys.RUN_LIVE, None)
+    if live is not None:
+        control, started = live
+        halt(control, started)
+
+
+def halt(control: JobControl, started: float) -> None:
+    """Stops a run's job, once: its worker is killed (within 0.1 s, runs/fairness.py) and the
+    time it ran is billed; the page says so in place of a result."""
+    if control.stop.is_set():
+        return
+    control.stop.set()
+    st.session_state[keys.RUN_ERROR] = _(
+        "Stopped after {seconds} s: its worker was stopped, and the {seconds} s it ran count "
+        "toward your sandbox time."
+    ).format(seconds=f"{time.monotonic() - started:.1f}")
 
 
 def admission(settings: Settings) -> None:
@@ -394,10 +441,10 @@ def _run(settings: Settings) -> None:
         for each in list(shown):
             each.flush()
 
-    stop_area, elapsed = st.columns([1, 3], vertical_alignment="center")
-    stop = stop_area.empty()  # emptied once the run ends
-    stop.button(_("Stop"), key=keys.STOP, help=_("Stops the run: its worker is killed at once."))
+    live = st.empty()  # while it holds the LIVE block, the page shows Stop (stop_button)
+    elapsed = live.container(key=LIVE).empty()
     control = JobControl()
+    st.session_state[keys.RUN_LIVE] = (control, started)  # what a Stop press halts
     try:
         report, comparison = watched(
             lambda: compare_run.submit(
@@ -416,12 +463,14 @@ def _run(settings: Settings) -> None:
             tick=tick,
         )
     except PlaygroundError as error:
-        stop.empty()
+        live.empty()
+        st.session_state.pop(keys.RUN_LIVE, None)
         log_run(session, started, error=error, client=client)
         progress.finish(_("The run did not finish"))
         st.session_state[keys.RUN_ERROR] = str(error)  # worded for a person; no class names
         return
-    stop.empty()
+    live.empty()
+    st.session_state.pop(keys.RUN_LIVE, None)
     log_run(session, started, report, client=client)
     progress.finish(_("Done: {summary}").format(summary=markdown_literal(report.message or report.status)))
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.

@@ -133,6 +133,8 @@ def test_metrics_answer_the_allowed_addresses_in_prometheus_text_and_no_one_else
     [
         ("127.0.0.1", "127.0.0.1/32,::1/128", True),
         ("::1", "127.0.0.1/32,::1/128", True),
+        ("::ffff:127.0.0.1", "127.0.0.1/32,::1/128", True),  # a dual-stack socket's IPv4 peer
+        ("::ffff:10.1.2.3", "127.0.0.1/32,::1/128", False),
         ("10.1.2.3", "10.0.0.0/8", True),
         ("10.1.2.3", "127.0.0.1/32", False),
         ("10.1.2.3", "not a network, 10.1.2.0/24", True),
