@@ -305,11 +305,13 @@ def _session_id() -> str:
 
 # The fragment beside Run that says why a press was refused (refusal_notice).
 NOTICE = "run_notice"
-# A block drawn only while a run runs, and the Stop bar, which the page's CSS shows only then.
+# A block drawn only while a run runs, and the Stop bar, which the page's CSS shows only then,
+# in Run's place: Run is hidden meanwhile, so a second click on Run cannot land on Stop.
 LIVE, STOP_BAR = "run_live", "stop_bar"
 STOP_CSS = f"""<style>
 .st-key-{STOP_BAR} {{display: none;}}
 body:has(.st-key-{LIVE}) .st-key-{STOP_BAR} {{display: flex;}}
+body:has(.st-key-{LIVE}) .st-key-{keys.RUN} {{display: none;}}
 @media (max-width: 640px) {{  /* a phone: Stop takes Run's place at the bottom of the screen */
   body:has(.st-key-{LIVE}) .st-key-{STOP_BAR} {{position: fixed; left: 1rem; right: 1rem;
     bottom: 0.75rem; width: auto !important; z-index: 1001;}}
@@ -329,6 +331,7 @@ def stop_button() -> None:
             _("Stop"),
             key=keys.STOP,
             on_click=stopped,
+            type="primary",  # the one thing to press meanwhile; opaque over a phone's page
             width="stretch",
             help=_("Stops the run: its worker is killed at once."),
         )
