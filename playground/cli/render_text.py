@@ -132,6 +132,28 @@ def _numbers_lines(numbers: Numbers) -> list[str]:
     return lines
 
 
+def _module_lines(report: Report) -> list[str]:
+    """Function mode: what the module's own top-level code printed and its calls to the entry,
+    before the plan's calls (which are counted apart), and whether the playground wrapped it."""
+    module = report.module
+    if module is None:
+        return []
+    lines = []
+    if module.stdout.strip():
+        lines += ["", _("output of the module-level code (before the plan):")] + _indent(
+            module.stdout, "  | "
+        )
+    before = tables.before_plan(module)
+    lines += ["", before] if before else []
+    lines += [
+        "  " + _("TF warning (module-level code): {warning}").format(warning=w)
+        for w in module.retracing_warnings
+    ]
+    wrapped = tables.wrapped_note(module)
+    lines += ["", _("note: {note}").format(note=wrapped)] if wrapped else []
+    return lines
+
+
 def render(report: Report) -> str:
     isolation = report.sandbox.isolation if report.sandbox else _("none (in process)")
     lines = [
@@ -174,9 +196,12 @@ def render(report: Report) -> str:
                 detail=fallback.detail,
             )
         )
+    lines += _module_lines(report)
     for f in report.functions:
         lines.append("")
         lines += render_function(f)
+        shared = tables.shared_count_note(report.module, f)
+        lines += ["  " + _("note: {note}").format(note=shared)] if shared else []
     if report.library_functions:
         lines += ["", _("made by libraries for your code:")]
         for maker, functions in tables.by_maker(report.library_functions):
@@ -191,7 +216,9 @@ def render(report: Report) -> str:
                     )
                 else:
                     lines += ["    " + line for line in render_function(f)]
-    per_call = "".join(c.stdout for f in report.functions for c in f.calls)
+    per_call = (report.module.stdout if report.module else "") + "".join(
+        c.stdout for f in report.functions for c in f.calls
+    )
     if report.stdout.strip() and report.stdout != per_call:
         lines += ["", _("stdout of the whole run:")] + _indent(report.stdout, "  | ")
     if report.export is not None:

@@ -317,6 +317,24 @@ class Fallback:
 
 
 @dataclass(frozen=True)
+class ModuleRun:
+    """Function mode: what the pasted file's own top-level code did when it ran, before the
+    plan's first call (it runs first, as an import of the file would), and how the plan's
+    tf.function was made. The plan's calls are counted apart, on a tf.function of their own."""
+
+    entry: str  # the entry as picked: "train_step"
+    stdout: str = ""  # what the module's top-level code printed (print, tf.print, stderr)
+    # Its calls to the entry's tf.function(s) (the user's @tf.function, or one the module
+    # made of the entry's Python function), counted while it ran; None: it made none.
+    calls: int | None = None
+    traces: int | None = None  # TF's tracing count of those functions when the module finished
+    retracing_warnings: list[str] = field(default_factory=list)  # TF's, logged while it ran
+    # The entry is a plain def: the playground wrapped it in tf.function for the plan.
+    # Undecorated, Python runs it eagerly: no traces, its side effects on every call.
+    wrapped: bool = False
+
+
+@dataclass(frozen=True)
 class Report:
     tensorflow_version: str
     device: str
@@ -335,6 +353,7 @@ class Report:
     # tf.functions libraries made for the program (Keras's train step, tf.data's map functions,
     # a restored SavedModel's), each with its maker; `functions` holds the user's own.
     library_functions: list[FunctionReport] = field(default_factory=list)
+    module: ModuleRun | None = None  # function mode: the module's own code, before the plan
 
     @property
     def tracing_count(self) -> int:

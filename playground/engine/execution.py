@@ -4,6 +4,10 @@ Two modes: an entry function (`--function`) wrapped in tf.function and called on
 of the plan; or the whole file run as a script, as `python file.py` would, with every
 tf.function it makes observed (observe.py). The user's exceptions are recorded at the user's
 line (source.py), never raised past `analyze`.
+
+In function mode the file's own top-level code runs first, whole, as an import would run it:
+what it prints and its calls to the entry's tf.function are kept apart (ModuleRun), and the
+plan's calls are made on a tf.function of their own, so its counts start from zero.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import tensorflow as tf
 
 from ..contract import specs
 from ..contract.i18n import _
-from ..contract.job import ErrorInfo, ExportInfo, Job, Status
+from ..contract.job import ErrorInfo, ExportInfo, Job, ModuleRun, Status
 from ..contract.protocol import OnEvent
 from . import export as exporting
 from . import makers, observe, script_env
@@ -49,6 +53,8 @@ class Execution:
         self.status: Status = "ok"
         self.stdout = ""
         self.export: ExportInfo | None = None
+        self.module: ModuleRun | None = None  # function mode: what the module's own code did
+        self.module_logged = 0  # how many of TF's retracing warnings the module's code logged
         self.users = makers.UserFiles.one(job.filename)  # the pasted file is the user's only one
 
     def execute(
@@ -62,8 +68,9 @@ class Execution:
         if self.job.function is None:
             self.script_mode(code, module, scope)
         else:
-            self.exec_module(code, scope)
+            observer = self.module_run(code, scope)
             target, self.owner = resolve(self.job.function, scope)
+            self.module = entry_counts(self.module, observer, target)
             self.entry_mode(target, plan, signature)
 
     def make_tracked(
@@ -99,6 +106,33 @@ class Execution:
         except (Exception, KeyboardInterrupt) as e:  # the user's code raised: at the user's line
             self.error = error_info(e, self.job.filename)
             raise Stop() from e
+
+    def module_run(self, code: Any, scope: dict) -> observe.Observer:
+        """Function mode's first step: the module's top-level code, as Python runs it (the
+        job's options are not forced on its tf.functions), with its output and TF's retracing
+        warnings kept apart from the plan's, and its tf.functions' calls counted (observe.py;
+        quietly: no progress events, which belong to the plan's calls)."""
+        entry = self.job.function or ""
+        observer = observe.Observer(self._quiet_tracked, self.users)
+        start = self.capture.offset()
+        logged: list[str] = []
+        try:
+            with observe.observing(observer), script_env.retracing_warnings() as logged:
+                self.exec_module(code, scope)
+        finally:
+            self.module_logged = len(logged)
+            self.module = ModuleRun(entry, self.capture.text(start), retracing_warnings=list(logged))
+        return observer
+
+    def plan_warnings(self, retrace_log: list[str]) -> list[str]:
+        """TF's retracing warnings logged after the module ran: the plan's. (The log is empty
+        before the module runs, and it records the module's warnings in the same order.)"""
+        return retrace_log[self.module_logged :]
+
+    def _quiet_tracked(
+        self, fn: Any, name: str, python_function: Callable, options: dict, **made: Any
+    ) -> TrackedFunction:
+        return self.make_tracked(fn, name, python_function, options, quiet=True, **made)
 
     def script_mode(self, code: Any, module: Any, scope: dict) -> None:
         """Runs the file as `python file.py` would (as __main__, when it is a module of its own),
@@ -145,6 +179,29 @@ class Execution:
 
     def sources(self) -> list[Callable]:
         return [source_function(t.python_function) for t in self.tracked if not t.maker]
+
+
+def entry_counts(module: ModuleRun | None, observer: observe.Observer, target: Any) -> ModuleRun | None:
+    """The module's calls to the entry, and TF's tracing count of the tf.functions it made of
+    the entry's Python function (the user's @tf.function itself, a per-instance copy of a
+    method's, or a tf.function(f) of its own): the same count `f.experimental_get_tracing_count()`
+    gives under plain Python. None where it made none; plain calls of a plain def run eagerly,
+    with nothing to count."""
+    if module is None:
+        return None
+    wrapped = not hasattr(target, "python_function")
+    try:
+        python_function = source_function(unwrap(target)[0])
+        made = [t for t in observer.functions if source_function(t.python_function) is python_function]
+        calls = sum(len(t.calls) + t.calls_not_listed for t in made) if made else None
+        traces = sum(t.tracing_count for t in made) if made else None
+        warnings = [w for w in module.retracing_warnings if any(t.warnings_in([w]) for t in made)]
+    except Exception:  # noqa: BLE001 - counting is ours: its failure must not lose the run
+        calls = traces = None
+        warnings = []
+    return dataclasses.replace(
+        module, calls=calls, traces=traces, retracing_warnings=warnings, wrapped=wrapped
+    )
 
 
 def export_entry(run: Execution) -> ExportInfo | None:

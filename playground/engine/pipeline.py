@@ -74,7 +74,8 @@ def analyze(job: Job, emit: OnEvent | None = None, namespace: dict | None = None
                 module, scope = None, namespace
             run.execute(code, module, scope, plan, signature)  # 4
             run.stdout = capture.text()
-            reports = [described(run, tracked, retrace_log) for tracked in run.tracked]  # 5
+            plan_log = run.plan_warnings(retrace_log)  # the module's own are in run.module
+            reports = [described(run, tracked, plan_log) for tracked in run.tracked]  # 5
             run.export = export_entry(run)  # 6
     except Stop:
         run.stdout = capture.text()

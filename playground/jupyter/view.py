@@ -211,6 +211,24 @@ def _link(share_url: str) -> str:
     )
 
 
+def module_html(report: Report) -> list[str]:
+    """Function mode: the module's own top-level code, before the plan's calls."""
+    module = report.module
+    if module is None:
+        return []
+    parts = []
+    if module.stdout.strip():
+        parts.append(
+            f"<details open><summary>{escape(_('output of the module-level code (before the plan):'))}"
+            f"</summary>{_pre(module.stdout)}</details>"
+        )
+    notes = [tables.before_plan(module), tables.wrapped_note(module)]
+    notes += [
+        _("TF warning (module-level code): {warning}").format(warning=w) for w in module.retracing_warnings
+    ]
+    return parts + [f"<p>{escape(text)}</p>" for text in notes if text]
+
+
 def report_html(report: Report, source: str, share_url: str = "") -> str:
     status = escape(report.status)
     head = (
@@ -233,12 +251,17 @@ def report_html(report: Report, source: str, share_url: str = "") -> str:
             for w in report.warnings
         )
         parts.append(f"<h3>{escape(_('pitfalls:'))}</h3><ul>{items}</ul>")
-    parts += [function_html(f, source) for f in report.functions]
-    if report.stdout.strip():
-        parts.append(
-            f"<details open><summary>{escape(_('stdout of the whole run:'))}</summary>"
-            f"{_pre(report.stdout)}</details>"
-        )
+    parts += module_html(report)
+    for f in report.functions:
+        shared = tables.shared_count_note(report.module, f)
+        parts += [function_html(f, source)] + ([f"<p>{escape(shared)}</p>"] if shared else [])
+    module = report.module.stdout if report.module else ""
+    if module and report.stdout.startswith(module):  # shown above: the plan's calls' output here
+        rest, title = report.stdout[len(module) :], _("output of the plan's calls:")
+    else:
+        rest, title = report.stdout, _("stdout of the whole run:")
+    if rest.strip():
+        parts.append(f"<details open><summary>{escape(title)}</summary>{_pre(rest)}</details>")
     return "".join(parts) + "</div>"
 
 

@@ -5,8 +5,41 @@ from __future__ import annotations
 
 from ..contract import reasons
 from ..contract.i18n import N_, _
-from ..contract.job import FunctionReport, GraphInfo, ModeTiming, Numbers, Timing, XlaVerdict
+from ..contract.job import FunctionReport, GraphInfo, ModeTiming, ModuleRun, Numbers, Timing, XlaVerdict
 from ..contract.reasons import mode_name
+
+
+def before_plan(module: ModuleRun | None) -> str:
+    """Function mode: the module's own calls to the entry, counted apart from the plan's, so
+    TF's retracing warning about them agrees with the numbers shown; "" when it made none."""
+    if module is None or not (module.calls or module.traces):
+        return ""
+    return _(
+        "Before the plan, the module's own code called {name} {calls} time(s) ({traces} "
+        "trace(s)); the plan's calls are counted apart, on a tf.function of their own."
+    ).format(name=module.entry, calls=module.calls or 0, traces=module.traces or 0)
+
+
+def shared_count_note(module: ModuleRun | None, function: FunctionReport) -> str:
+    """Why TF's retracing warning during the plan names more calls than the plan made: TF counts
+    the calls of one Python function across all its tf.functions, the module's among them."""
+    if module is None or not module.calls or not function.retracing_warnings or function.maker:
+        return ""
+    return _(
+        "TensorFlow counts the calls to {name} across all its tf.functions: the numbers in its "
+        "warning include the module's {calls} call(s) before the plan."
+    ).format(name=module.entry, calls=module.calls)
+
+
+def wrapped_note(module: ModuleRun | None) -> str:
+    """Function mode: what the plan's tf.function is, when the entry is a plain def."""
+    if module is None or not module.wrapped:
+        return ""
+    return _(
+        "{name} is a plain def: the playground wrapped it in tf.function to run the plan. "
+        "Undecorated, Python would run it eagerly: no traces, and its Python side effects "
+        "(print, list appends) on every call."
+    ).format(name=module.entry)
 
 
 def traces_per_call(function: FunctionReport) -> list[int]:

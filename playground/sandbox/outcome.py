@@ -75,7 +75,8 @@ def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
 
 def _bounded(report: Report, limits: dict) -> Report:
     """The host's own output cap on what the job printed (the engine's cap is the job's to
-    skip): the script's output and each call's, cut to `output_bytes` characters."""
+    skip): the script's output, the module-level code's and each call's, cut to `output_bytes`
+    characters; a count below zero, which no run makes, is dropped."""
     cap = int(limits.get("output_bytes") or Settings.output_cap_bytes)
     note = "\n" + _("[output cut at {n} bytes]").format(n=cap)
 
@@ -86,7 +87,19 @@ def _bounded(report: Report, limits: dict) -> Report:
         dataclasses.replace(f, calls=[dataclasses.replace(c, stdout=cut(c.stdout)) for c in f.calls])
         for f in report.functions
     ]
-    return dataclasses.replace(report, stdout=cut(report.stdout), functions=functions)
+    module = report.module
+    if module is not None:
+        module = dataclasses.replace(
+            module,
+            stdout=cut(module.stdout),
+            calls=_count(module.calls),
+            traces=_count(module.traces),
+        )
+    return dataclasses.replace(report, stdout=cut(report.stdout), functions=functions, module=module)
+
+
+def _count(n: int | None) -> int | None:
+    return n if n is None or n >= 0 else None
 
 
 def demoted_note(after_s: float) -> str:

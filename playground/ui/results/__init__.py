@@ -267,7 +267,7 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
     function = pick_function(report)
     views = [
         lambda: code.render(result, function, wide),
-        lambda: traces.render(function, report.library_functions),
+        lambda: traces.render(function, report.library_functions, report.module),
         lambda: timing.render(report, function),
         lambda: graph.render(function, result.job.source),
         lambda: console.render(report, function),

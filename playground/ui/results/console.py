@@ -1,4 +1,5 @@
-"""Console tab: trace-time print() and tf.print output, per call."""
+"""Console tab: what the module's own top-level code printed (function mode), then trace-time
+print() and tf.print output, per call."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from ...reports.safe_text import code_span
 
 def render(report: Report, function: FunctionReport | None) -> None:
     st.caption(_("Python print() runs only while tracing; tf.print runs on every call."))
+    module = report.module
+    if module is not None and module.stdout:
+        st.markdown(_("**Module-level code** (the file's own top-level code, run before the plan's calls)"))
+        st.code(module.stdout, language="text")
     if function is not None:
         for call in function.calls:
             traced = _(" · traced") if call.retraced else ""
@@ -20,7 +25,8 @@ def render(report: Report, function: FunctionReport | None) -> None:
                 )
             )
             st.code(call.stdout or _("(no output)"), language="text")
-    if report.stdout and (function is None or not any(c.stdout for c in function.calls)):
+    printed = function is not None and any(c.stdout for c in function.calls)
+    if report.stdout and not printed and report.stdout != (module.stdout if module else None):
         st.markdown(_("**Whole run**"))
 
         st.code(report.stdout, language="text")
