@@ -19,6 +19,21 @@ ANNOTATED = {
 }
 TENSOR_ANNOTATIONS = ("Tensor", "ndarray", "Variable")
 TENSOR_GUESS = "float32[2,3]"  # a batch of 2 rows of 3: what a Keras layer takes, and x * 2 too
+# Labels, classes and indices: ints a loss or a gather takes, so never negative.
+LABEL_NAMES = frozenset(
+    ("y", "labels", "label", "targets", "target", "classes", "class_ids", "idx", "indices", "index")
+    + ("ids", "y_true", "sparse_labels", "positions", "tokens", "token_ids")
+)
+BOUNDS = " in [0, 10)"
+LABEL_GUESS = "int32[2]" + BOUNDS  # one per row of TENSOR_GUESS
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def is_label(param: str) -> bool:
+    """Whether a parameter's name says it takes labels, classes or indices (y, labels, idx...)."""
+    return param.lower() in LABEL_NAMES
+
+
 DYNAMIC_SIZE = 2  # a None dim of the function's input_signature, in a suggested call
 
 
@@ -27,10 +42,19 @@ def _names(names: list[str]) -> str:
 
 
 def mismatch(call: CallSpec, info: FunctionInfo) -> str:
-    """Why `call` cannot bind to the function's parameters, as Python would refuse it; "" if it can."""
+    """Why `call` cannot bind to the function's parameters, as Python would refuse it; "" if it can.
+    A spread (*make_batch(32)) passes what the code returns: only its keywords are checked here,
+    and the engine binds the rest once it is made."""
     positional = [p for p in info.params if p not in info.keyword_only]
     given = len(call.args) + len(call.kwargs)
     takes = _("{function} takes {params}").format(function=info.name, params=_names(list(info.params)))
+    if call.spread:
+        for name, _value in call.kwargs:
+            if (name not in info.params and not info.star_kwargs) or name in info.params[
+                : info.positional_only
+            ]:
+                return _("{takes}; it has no parameter {name} to pass by name").format(takes=takes, name=name)
+        return ""
     if len(call.args) > len(positional) and not info.star_args:
         return _("{takes}; this call passes {n} positional argument(s)").format(takes=takes, n=len(call.args))
     bound = set(positional[: len(call.args)])
@@ -98,13 +122,15 @@ def _value(info: FunctionInfo, param: str, position: int) -> str:
     if position < len(signature):
         spec = specs.parse_tensor_spec(signature[position], allow_dynamic=True)
         dims = ",".join(str(DYNAMIC_SIZE if d is None else d) for d in spec.shape)
-        return f"{spec.dtype}[{dims}]"
+        return f"{spec.dtype}[{dims}]" + (BOUNDS if spec.dtype in INTS else "")  # labels, counts: not < 0
     default = dict(info.defaults).get(param)
     if default is not None:
         return default
     annotation = dict(info.annotations).get(param, "")
     if annotation in ANNOTATED:
         return ANNOTATED[annotation]
+    if is_label(param):
+        return LABEL_GUESS
     if any(word in annotation for word in TENSOR_ANNOTATIONS):
         return TENSOR_GUESS
     return specs.PLACEHOLDER

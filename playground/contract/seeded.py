@@ -7,13 +7,24 @@ from __future__ import annotations
 from typing import Any
 
 
-def make_tensor(dtype: Any, shape: tuple, seed: int) -> Any:
-    """Deterministic values: the same dtype, shape and seed always give the same tensor."""
+def make_tensor(dtype: Any, shape: tuple, seed: int, uniform: Any = None, normal: Any = None) -> Any:
+    """Deterministic values: the same dtype, shape and seed always give the same tensor.
+    uniform=(low, high): values in [low, high), as the dtype holds them; normal=(mean, stddev)."""
     import numpy as np
     import tensorflow as tf
 
     rng = np.random.default_rng(seed)
     dtype = tf.dtypes.as_dtype(dtype)
+    if uniform is not None:
+        low, high = uniform
+        if dtype.is_integer:
+            return tf.constant(rng.integers(low, high, size=shape), dtype=dtype)
+        values = tf.cast(tf.constant(rng.uniform(low, high, size=shape), dtype=tf.float64), dtype)
+        # A narrower float can round a value up to high: that one becomes low, so none reaches high.
+        return tf.where(values < tf.cast(high, dtype), values, tf.cast(low, dtype))
+    if normal is not None:
+        mean, stddev = normal
+        return tf.cast(tf.constant(rng.normal(mean, stddev, size=shape), dtype=tf.float64), dtype)
     if dtype == tf.string:
         flat = np.array([f"s{i}" for i in range(int(np.prod(shape, dtype=np.int64)))], dtype=object)
         return tf.constant(flat.reshape(shape), dtype=tf.string)

@@ -6,6 +6,7 @@ Pure Python (no TensorFlow), so the UI and CLI can reject bad input before a wor
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import math
 import re
@@ -46,13 +47,34 @@ _NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S)
 
 
 @dataclass(frozen=True)
+class Values:
+    """How a tensor argument's values are made, when not the default random ones: `kind` and its
+    numbers, as TensorFlow names them. ones, zeros: (); fill: (value,); range: (start, limit,
+    delta); eye: (rows, columns); uniform: (low, high), half-open; normal: (mean, stddev).
+    `seed`: the tf.random forms' own seed=, in place of the call's."""
+
+    kind: str
+    numbers: tuple[object, ...] = ()
+    seed: int | None = None
+
+    @property
+    def random(self) -> bool:
+        return self.kind in ("uniform", "normal")
+
+
+@dataclass(frozen=True)
 class TensorSpec:
-    """A tensor argument or signature entry: dtype plus dims, None for a dynamic dim."""
+    """A tensor argument or signature entry: dtype plus dims, None for a dynamic dim; `values`
+    when the call plan says how its values are made (tf.ones([3]), int32[8] in [0, 10))."""
 
     dtype: str
     shape: tuple[int | None, ...]
+    values: Values | None = None
 
     def __str__(self) -> str:
+        """The canonical text: it parses back to this spec."""
+        if self.values is not None:
+            return _values_text(self)
         dims = ",".join("None" if d is None else str(d) for d in self.shape)
         return f"{self.dtype}[{dims}]"
 
@@ -102,7 +124,27 @@ def _leaves(value: object) -> int:
     return 1
 
 
-Arg = TensorSpec | PyValue | TensorValue
+@dataclass(frozen=True)
+class FromCode:
+    """An argument the pasted code makes: make_batch(32) calls the function of that name that the
+    code defines, in the sandbox, on these literal arguments, and passes what it returns;
+    *make_batch(32) (spread) passes the items it returns as the call's positional arguments."""
+
+    name: str
+    args: tuple[object, ...] = ()
+    kwargs: tuple[tuple[str, object], ...] = ()
+    spread: bool = False
+
+    def __str__(self) -> str:
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs]
+        return f"{'*' if self.spread else ''}{self.name}({', '.join(parts)})"
+
+    @property
+    def num_elements(self) -> int:
+        return 0  # unknown until it runs: the engine counts what it returns
+
+
+Arg = TensorSpec | PyValue | TensorValue | FromCode
 
 
 @dataclass(frozen=True)
@@ -120,6 +162,11 @@ class CallSpec:
     def num_elements(self) -> int:
         every = list(self.args) + [v for _, v in self.kwargs]
         return sum(a.num_elements for a in every if isinstance(a, (TensorSpec, TensorValue)))
+
+    @property
+    def spread(self) -> bool:
+        """*make_batch(32): its positional arguments are known only once the code has run."""
+        return any(isinstance(a, FromCode) and a.spread for a in self.args)
 
 
 _COUNT_RE = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
@@ -163,10 +210,14 @@ def split_top_level(text: str) -> list[str]:
     return parts
 
 
+# Python's and C's names for a dtype, and the one TensorFlow means by default.
+_MEANT = {"float": "float32", "int": "int32", "long": "int64", "str": "string"}
+
+
 def parse_dtype(name: str, context: str) -> str:
     if name in DTYPES:
         return name
-    close = difflib.get_close_matches(name, DTYPES, n=1)
+    close = [_MEANT[name]] if name in _MEANT else difflib.get_close_matches(name, DTYPES, n=1)
     hint = (
         _(" (did you mean {dtype}?)").format(dtype=close[0])
         if close
@@ -239,6 +290,70 @@ def check_size(elements: int, what: str, max_elements: int) -> None:
         )
 
 
+INT_RANGES = {
+    "int8": (-(1 << 7), (1 << 7) - 1),
+    "int16": (-(1 << 15), (1 << 15) - 1),
+    "int32": (-(1 << 31), (1 << 31) - 1),
+    "int64": (-(1 << 63), (1 << 63) - 1),
+    "uint8": (0, (1 << 8) - 1),
+    "uint16": (0, (1 << 16) - 1),
+    "uint32": (0, (1 << 32) - 1),
+    "uint64": (0, (1 << 64) - 1),
+}
+FLOAT_MAX = {
+    "float16": 65504.0,
+    "half": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+    "float64": 1.7976931348623157e308,
+    "double": 1.7976931348623157e308,
+}
+
+
+def literal_dtype(values: tuple[object, ...]) -> str:
+    """The dtype TensorFlow gives Python numbers together, as tf.range and tf.fill infer it: a
+    float makes float32, ints int32, or int64 past int32's range (bool, complex, str their own)."""
+    if any(type(v) is bool for v in values):
+        return "bool"
+    if any(isinstance(v, (str, bytes)) for v in values):
+        return "string"
+    if any(type(v) is complex for v in values):
+        return "complex128"
+    if any(type(v) is float for v in values):
+        return "float32"
+    low, high = INT_RANGES["int32"]
+    return "int32" if all(low <= v <= high for v in values) else "int64"  # type: ignore[operator]
+
+
+def _values_text(spec: TensorSpec) -> str:
+    """tf.ones([2, 3]), int32[8] in [0, 10), tf.range(1, 5): what was written, in one spelling,
+    the dtype only where it is not the one the form infers."""
+    made, dtype, shape = spec.values, spec.dtype, repr(list(spec.shape))
+    assert made is not None
+    numbers, seed = made.numbers, "" if made.seed is None else f", seed={made.seed}"
+    if made.kind in ("ones", "zeros"):
+        return f"tf.{made.kind}({shape}{'' if dtype == 'float32' else f', tf.{dtype}'})"
+    if made.kind == "fill":
+        return f"tf.fill({shape}, {numbers[0]!r})"
+    if made.kind == "range":
+        start, limit, delta = numbers
+        shown = [start, limit, delta] if delta != 1 else [start, limit] if start != 0 else [limit]
+        named = "" if literal_dtype(tuple(shown)) == dtype else f", dtype=tf.{dtype}"
+        return f"tf.range({', '.join(map(repr, shown))}{named})"
+    named = "" if dtype == "float32" else f", dtype=tf.{dtype}"
+    if made.kind == "eye":
+        rows, columns = numbers
+        return f"tf.eye({rows}{'' if columns == rows else f', {columns}'}{named})"
+    if made.kind == "uniform":
+        low, high = numbers
+        if made.seed is None:
+            return f"{TensorSpec(dtype, spec.shape)} in [{low!r}, {high!r})"
+        return f"tf.random.uniform({shape}, {low!r}, {high!r}{named}{seed})"
+    mean, stddev = numbers
+    given = (f", mean={mean!r}" if mean != 0 else "") + (f", stddev={stddev!r}" if stddev != 1 else "")
+    return f"tf.random.{made.kind}({shape}{given}{named}{seed})"
+
+
 def _cut(text: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
@@ -271,22 +386,28 @@ def parse_value(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> Arg:
                 mark=PLACEHOLDER
             )
         )
-    if _SPEC_RE.match(stripped) and not stripped.startswith(("[", "(")):
-        return parse_tensor_spec(stripped, max_elements=max_elements)
     made = _MAKER_RE.match(stripped)
     if made:
         return _tensor_value(made.group(1), made.group(2), stripped, max_elements)
+    from . import forms  # it builds on this module's parsers
+
+    form = forms.parse_form(stripped, max_elements)
+    if form is not None:
+        return form
+    if _SPEC_RE.match(stripped) and not stripped.startswith(("[", "(")):
+        return parse_tensor_spec(stripped, max_elements=max_elements)
     return PyValue(_literal(stripped), stripped)
 
 
 def _literal(text: str) -> object:
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         raise SpecError(
             _(
-                "cannot read argument {text}: use DTYPE[DIMS] (e.g. float32[3]), tf.constant(0.5), "
-                'tf.Variable(0.5) or a Python literal (1, 2.5, True, "a", None)'
+                "cannot read argument {text}: use DTYPE[DIMS] (e.g. float32[3] or int32[3] in [0, 10)), "
+                "tf.constant(0.5), tf.Variable(0.5), tf.ones([3]), a function of your code "
+                '(make_batch(32)) or a Python literal (1, 2.5, True, "a", None)'
             ).format(text=shown(text))
         ) from None
 
@@ -357,6 +478,14 @@ def parse_call(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> CallSp
             )
         else:
             args.append(parse_value(part, max_elements=max_elements))
+    spread = [a for a in [*args, *(v for _k, v in kwargs)] if isinstance(a, FromCode) and a.spread]
+    if spread and (len(args) != 1 or args[0] is not spread[0]):
+        raise SpecError(
+            _(
+                "{spread} stands for all of a call's positional arguments: write it alone, keyword "
+                "arguments after it, in {text}"
+            ).format(spread=shown(str(spread[0])), text=shown(text))
+        )
     call = CallSpec(tuple(args), tuple(kwargs))
     check_size(call.num_elements, f"call ({text.strip()})", max_elements)
     return call
@@ -433,11 +562,24 @@ def resize(call: CallSpec, sweep: Sweep, size: int, max_elements: int = DEFAULT_
                 "sweep argument {arg} is not a keyword of the call ({call}); use its position, e.g. 0[0]=..."
             ).format(arg=repr(sweep.arg), call=call)
         )
+    if any(isinstance(a, FromCode) for a in [*args, *kwargs.values()]):
+        raise SpecError(
+            _("a size sweep cannot resize a call that your code makes arguments for ({call})").format(
+                call=shown(str(call))
+            )
+        )
     if not isinstance(target, TensorSpec) or sweep.dim >= len(target.shape):
         raise SpecError(_("argument {arg} has no dimension {dim}").format(arg=target, dim=sweep.dim))
+    if target.values is not None and target.values.kind in ("range", "eye"):
+        raise SpecError(
+            _(
+                "cannot resize {arg}: its numbers set its shape; sweep a tensor such as float32[8] "
+                "or tf.ones([8])"
+            ).format(arg=target)
+        )
     shape = list(target.shape)
     shape[sweep.dim] = size
-    resized = TensorSpec(target.dtype, tuple(shape))
+    resized = dataclasses.replace(target, shape=tuple(shape))
     check_size(resized.num_elements, str(resized), max_elements)
     if isinstance(sweep.arg, int):
         args[sweep.arg] = resized

@@ -30,7 +30,7 @@ from .capture import OutputCapture
 from .entry import resolve, source_function, unwrap
 from .source import as_main, error_info
 from .tracing import TrackedFunction
-from .values import make_args
+from .values import MakerRaised, Refused, make_args
 
 RESOURCE_ERRORS = (MemoryError, tf.errors.ResourceExhaustedError)
 
@@ -168,12 +168,20 @@ class Execution:
             return
         tracked = self.make_tracked(fn, name, python_function, options)
         self.tracked, self.plan = [tracked], calls
+        scope = getattr(source_function(python_function), "__globals__", {})  # where make_batch is
         for index, call in enumerate(calls):
-            mismatch = _arity_error(python_function, call)
+            mismatch = "" if call.spread else _arity_error(python_function, call)  # a spread binds once made
             if mismatch:
                 tracked.record_refused(str(call), mismatch)
                 continue
-            args, kwargs = make_args(call, index)
+            try:
+                args, kwargs = make_args(call, index, scope, python_function)
+            except Refused as refused:
+                tracked.record_refused(str(call), str(refused))
+                continue
+            except MakerRaised as raised:  # the user's make_batch raised: at the user's line
+                tracked.finish(tracked.begin([], {}, str(call)), error=raised.__cause__)
+                continue
             with script_env.recursion_budget(script_env.headroom()):
                 tracked.call(args, kwargs, str(call))
 

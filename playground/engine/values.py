@@ -2,39 +2,149 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-from ..contract import seeded
-from ..contract.specs import Arg, CallSpec, TensorSpec, TensorValue
+from ..contract import seeded, specs
+from ..contract.config import settings
+from ..contract.errors import PlaygroundError
+from ..contract.i18n import _
+from ..contract.specs import Arg, CallSpec, FromCode, TensorSpec, TensorValue
 
 _MAX_SUMMARY = 300
 
 
+class Refused(Exception):
+    """A planned call whose arguments cannot be made: its message says why, as the call's refusal."""
+
+
+class MakerRaised(Exception):
+    """The user's own function, named in the plan (make_batch(32)), raised: its exception is the
+    __cause__, to be reported at the user's line."""
+
+
 def make_tensor(spec: TensorSpec, seed: int) -> tf.Tensor:
+    """The spec's tensor: deterministic random values (seeded.make_tensor, which an exported
+    notebook embeds), or TensorFlow's own tf.ones/zeros/fill/range/eye (reports/notebook.py
+    writes the same expressions)."""
     dims = []
     for d in spec.shape:
         if d is None:  # a call's spec has none: parse_tensor_spec allows them in signatures only
             raise TypeError(f"{spec}: a call's tensor needs a size in every dim")
         dims.append(int(d))
-    return seeded.make_tensor(spec.dtype, tuple(dims), seed)
+    shape, dtype, made = tuple(dims), spec.dtype, spec.values
+    if made is None:
+        return seeded.make_tensor(dtype, shape, seed)
+    if made.random:
+        seed = seed if made.seed is None else made.seed
+        return seeded.make_tensor(dtype, shape, seed, **{made.kind: made.numbers})
+    if made.kind == "ones":
+        return tf.ones(shape, dtype)
+    if made.kind == "zeros":
+        return tf.zeros(shape, dtype)
+    if made.kind == "fill":
+        return tf.fill(shape, tf.constant(made.numbers[0], dtype))
+    if made.kind == "range":
+        return tf.range(*made.numbers, dtype=dtype)
+    rows, columns = made.numbers
+    return tf.eye(rows, columns, dtype=dtype)
 
 
-def make_value(arg: Arg, seed: int) -> Any:
+def make_value(arg: Arg, seed: int, scope: dict | None = None) -> Any:
     if isinstance(arg, TensorSpec):
         return make_tensor(arg, seed)
     if isinstance(arg, TensorValue):  # a literal, read by ast.literal_eval: nothing runs here
         return (tf.Variable if arg.maker == "Variable" else tf.constant)(arg.value, dtype=arg.dtype)
+    if isinstance(arg, FromCode):
+        return from_code(arg, scope)
     return arg.value
 
 
-def make_args(call: CallSpec, call_index: int) -> tuple[list[Any], dict[str, Any]]:
+def make_args(
+    call: CallSpec, call_index: int, scope: dict | None = None, function: Callable | None = None
+) -> tuple[list[Any], dict[str, Any]]:
+    """The call's arguments; `scope`: the user's module namespace, where make_batch(32) is
+    looked up; `function`: the function a spread's items must bind to. Raises Refused, or
+    MakerRaised when the user's function raised."""
     seed = 1000 * call_index
-    args = [make_value(a, seed + i) for i, a in enumerate(call.args)]
-    kwargs = {k: make_value(v, seed + 100 + i) for i, (k, v) in enumerate(call.kwargs)}
+    args = [make_value(a, seed + i, scope) for i, a in enumerate(call.args)]
+    kwargs = {k: make_value(v, seed + 100 + i, scope) for i, (k, v) in enumerate(call.kwargs)}
+    spread = call.args[0] if call.spread else None
+    if isinstance(spread, FromCode):
+        made = args[0]
+        if not isinstance(made, (tuple, list)):
+            raise Refused(
+                _("{call} passes the items of a tuple or list; {name} returned {kind}").format(
+                    call=spread, name=spread.name, kind=_type_name(made)
+                )
+            )
+        args = list(made)
+        if function is not None:
+            _binds(function, spread, args, kwargs)
     return args, kwargs
+
+
+def _binds(function: Callable, spread: FromCode, args: list, kwargs: dict) -> None:
+    """What Python says when a spread's items do not bind to the function's parameters."""
+    try:
+        parameters = inspect.signature(function)
+    except (TypeError, ValueError):
+        return
+    try:
+        parameters.bind(*args, **kwargs)
+    except TypeError as e:
+        name = getattr(function, "__name__", "function")
+        raise Refused(
+            _("{call} returned {n} item(s), which do not fit {signature}: {error}").format(
+                call=spread, n=len(args), signature=f"{name}({', '.join(parameters.parameters)})", error=e
+            )
+        ) from None
+
+
+def from_code(arg: FromCode, scope: dict | None) -> Any:
+    """Calls the user's function named in the plan, in the sandbox (this is the worker), and
+    counts the elements of what it returns against the cap before the call is made."""
+    maker = (scope or {}).get(arg.name)
+    if not callable(maker):
+        raise Refused(
+            _("{call} calls {name}, but your code defines no function {name}").format(call=arg, name=arg.name)
+            if maker is None
+            else _("{call} calls {name}, but {name} in your code is {kind}, not a function").format(
+                call=arg, name=arg.name, kind=_type_name(maker)
+            )
+        )
+    try:
+        made = maker(*arg.args, **dict(arg.kwargs))
+    except (MemoryError, tf.errors.ResourceExhaustedError):
+        raise
+    except Exception as e:  # the user's function raised: reported at the user's line
+        raise MakerRaised(str(arg)) from e
+    try:
+        specs.check_size(
+            _elements(made), _("what {call} returned").format(call=arg), settings().max_tensor_elements
+        )
+    except PlaygroundError as e:
+        raise Refused(str(e)) from None
+    return made
+
+
+def _elements(value: Any) -> int:
+    """The elements of the tensors and arrays in a structure (a ragged or sparse tensor's parts)."""
+    try:
+        leaves = tf.nest.flatten(value, expand_composites=True)
+    except Exception:  # noqa: BLE001 - a structure tf.nest cannot read: the value itself
+        leaves = [value]
+    total = 0
+    for leaf in leaves:
+        if isinstance(leaf, (tf.Tensor, tf.Variable)) and leaf.shape.rank is not None:
+            total += int(np.prod([d or 0 for d in leaf.shape.as_list()], dtype=object))
+        elif isinstance(leaf, np.ndarray):
+            total += int(leaf.size)
+    return total
 
 
 def summarize(value: Any) -> str:

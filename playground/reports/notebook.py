@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from dataclasses import dataclass, field
 
 import nbformat
@@ -19,12 +20,16 @@ from nbformat import v4
 from ..contract import seeded
 from ..contract.i18n import _
 from ..contract.job import Job, Report
-from ..contract.specs import CallSpec, PyValue, TensorSpec, TensorValue, parse_call, parse_signature
+from ..contract.specs import CallSpec, FromCode, PyValue, TensorSpec, TensorValue, parse_call, parse_signature
 from .safe_text import code_span, markdown_literal
 
 # The engine's own function, so a notebook's calls see the tensors the playground's calls saw.
-MAKE_TENSOR = inspect.getsource(seeded.make_tensor).replace(
-    "def make_tensor(dtype: Any, shape: tuple, seed: int) -> Any:", "def make_tensor(dtype, shape, seed):"
+MAKE_TENSOR = re.sub(
+    r"def make_tensor\(.*?\) -> Any:",
+    "def make_tensor(dtype, shape, seed, uniform=None, normal=None):",
+    inspect.getsource(seeded.make_tensor),
+    count=1,
+    flags=re.S,
 )
 
 MAX_NOTEBOOK_BYTES = 4 << 20  # a notebook opened into the editor; outputs make them big
@@ -32,11 +37,31 @@ MAX_NOTEBOOK_BYTES = 4 << 20  # a notebook opened into the editor; outputs make 
 
 def _arg(arg: object, seed: int) -> str:
     if isinstance(arg, TensorSpec):
-        return f"make_tensor({arg.dtype!r}, {tuple(arg.shape)!r}, seed={seed})"
+        return _tensor(arg, seed)
     if isinstance(arg, TensorValue):
         return arg.expression()
+    if isinstance(arg, FromCode):  # the notebook runs the same code: its function is defined
+        return str(arg)
     assert isinstance(arg, PyValue)
     return repr(arg.value)
+
+
+def _tensor(spec: TensorSpec, seed: int) -> str:
+    """The engine's tensor in plain TensorFlow (engine/values.py makes it the same way)."""
+    made, dtype, shape = spec.values, spec.dtype, tuple(spec.shape)
+    if made is None:
+        return f"make_tensor({dtype!r}, {shape!r}, seed={seed})"
+    if made.random:
+        seed = seed if made.seed is None else made.seed
+        return f"make_tensor({dtype!r}, {shape!r}, seed={seed}, {made.kind}={tuple(made.numbers)!r})"
+    if made.kind in ("ones", "zeros"):
+        return f"tf.{made.kind}({shape!r}, tf.{dtype})"
+    if made.kind == "fill":
+        return f"tf.fill({shape!r}, tf.constant({made.numbers[0]!r}, tf.{dtype}))"
+    if made.kind == "range":
+        return f"tf.range({', '.join(map(repr, made.numbers))}, dtype=tf.{dtype})"
+    rows, columns = made.numbers
+    return f"tf.eye({rows!r}, {columns!r}, dtype=tf.{dtype})"
 
 
 def call_expression(call: CallSpec, index: int, name: str = "f") -> str:

@@ -28,11 +28,18 @@ def param_arg(name: str, *, dynamic: bool) -> str:
     kind = st.session_state.get(keys.param("kind", name), "tensor")
     if kind == "python":
         return str(st.session_state.get(keys.param("value", name), "1")).strip() or "None"
-    dtype = st.session_state.get(keys.param("dtype", name), "float32")
+    dtype = st.session_state.get(keys.param("dtype", name), default_dtype(name))
     shape = _shape_text(name)
     if not dynamic:
         shape = ",".join("1" if d.strip() == "None" else d.strip() for d in shape.split(",") if d.strip())
+        if dtype in plan_fit.INTS:  # labels, classes, indices, counts: never negative
+            return f"{dtype}[{shape}]{plan_fit.BOUNDS}"
     return f"{dtype}[{shape}]"
+
+
+def default_dtype(name: str) -> str:
+    """int32 for a parameter named as labels, classes or indices take (y, labels, idx), else float32."""
+    return "int32" if plan_fit.is_label(name) else "float32"
 
 
 def append_call(info: FunctionInfo) -> None:
@@ -125,7 +132,7 @@ def argument_builder(info: FunctionInfo | None) -> None:
             # The parameter's name as the label: plain, for screen readers (no backticks).
             c1.selectbox(name, KINDS, key=kind_key, format_func=i18n.bound(kind_label))
             if st.session_state[kind_key] == "tensor":
-                st.session_state.setdefault(keys.param("dtype", name), "float32")
+                st.session_state.setdefault(keys.param("dtype", name), default_dtype(name))
                 st.session_state.setdefault(keys.param("shape", name), "3")
                 c2.selectbox("dtype", specs.DTYPES, key=keys.param("dtype", name))
                 c3.text_input(_("shape"), key=keys.param("shape", name), help=_("e.g. 3 or 2,3 or None,3"))
@@ -153,11 +160,14 @@ def plan_text(info: FunctionInfo | None = None) -> None:
         height=110,
         help=_(
             "One call per line, its arguments as in Python. A tensor spec such as float32[2,3] "
-            "makes a random tensor of that shape; tf.constant(0.01) or tf.constant([[1, 2]], "
-            "tf.float32) a tensor of those values; tf.Variable(0.01) a variable; a Python "
-            'literal (1, 0.5, True, "a", None) passes as it is; name=value passes by keyword. '
-            'Example: "float32[2,3], lr=0.01". A line "()" is a call with no arguments; "?" '
-            "marks an argument still to write."
+            "makes a random tensor of that shape, int32[8] in [0, 10) one within bounds; "
+            "tf.ones([3]), tf.zeros, tf.fill, tf.range(5), tf.eye(3), tf.random.uniform and "
+            "tf.random.normal work as in TensorFlow; tf.constant(0.01) or tf.constant([[1, 2]], "
+            "tf.float32) a tensor of those values; tf.Variable(0.01) a variable; make_batch(32) "
+            "passes what that function of your code returns, and a line *make_batch(32) its items "
+            'as the arguments; a Python literal (1, 0.5, True, "a", None) passes as it is; '
+            'name=value passes by keyword. Example: "float32[2,3], lr=0.01". A line "()" is a '
+            'call with no arguments; "?" marks an argument still to write.'
         ),
     )
     _rebuilt_note()

@@ -73,13 +73,20 @@ SUGGESTED = [
     ("def f(x, n): pass", "?, ?"),
     ("def f(x: tf.Tensor, lr: float = 0.01, step: int = 0): pass", "float32[2,3], lr=0.01, step=0"),
     ("def f(n: int, flag: bool, name: str, rate: float): pass", '1, True, "a", 0.5'),
-    ("def f(x, z=tf.zeros(3)): pass", "?"),  # a default the plan cannot write: Python passes it
+    ("def f(x, z=np.zeros(3)): pass", "?"),  # a default the plan cannot write: Python passes it
+    ("def f(x, z=tf.zeros(3)): pass", "?, z=tf.zeros(3)"),  # one it can
+    ("def f(x: tf.Tensor, y): pass", "float32[2,3], int32[2] in [0, 10)"),  # labels are never < 0
+    (
+        "def f(images: tf.Tensor, labels: tf.Tensor, idx, n): pass",
+        "float32[2,3], int32[2] in [0, 10), int32[2] in [0, 10), ?",
+    ),
+    ("def f(index: int): pass", "1"),  # a Python int, as annotated
     ("def f(x, *, k): pass", "?, k=?"),
     ("def f(): pass", "()"),
     (
         "@tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32), tf.TensorSpec(shape=(), dtype=tf.int32)])\n"
         "def f(x, n): pass",
-        "float32[2,3], int32[]",
+        "float32[2,3], int32[] in [0, 10)",  # an int tensor: a count or a label, not negative
     ),
 ]
 
@@ -123,3 +130,36 @@ def test_the_tensor_fix_keeps_each_value_and_the_dtype_it_met() -> None:
         "int32[3], int32[3], lr=tf.constant(0.5), step=tf.constant(2)",  # no float tensor: an int stays one
         "float32[3], 1, tf.constant(0.5), tf.constant(7, tf.float32)",  # y is not named: kept
     ]
+
+
+SPREAD_DEFINITIONS = [
+    ("def f(x, y): pass", "*make_batch(32)", ""),
+    ("def f(x, y, lr=0.1): pass", "*make_batch(32), lr=0.5", ""),
+    ("def f(x, y): pass", "*make_batch(32), lr=0.5", "no parameter lr to pass by name"),
+    ("def f(a, /, b): pass", "*make_batch(2), a=1", "no parameter a to pass by name"),
+    ("def f(x, **kw): pass", "*make_batch(2), lr=1", ""),
+    ("def f(): pass", "*make_batch(0)", ""),  # it may return ()
+]
+
+
+@pytest.mark.parametrize(("definition", "text", "problem"), SPREAD_DEFINITIONS)
+def test_a_spread_is_not_counted_before_the_code_makes_it(definition: str, text: str, problem: str) -> None:
+    """*make_batch(32) passes as many arguments as it returns: only its keywords are checked."""
+    (info,) = source_info.functions(definition)
+    found = plan_fit.mismatch(specs.parse_call(text), info)
+    assert (problem in found) if problem else found == ""
+    assert plan_fit.unfit(text, info) == found and plan_fit.fits([text], info) == (found == "")
+
+
+def test_an_argument_the_code_makes_counts_as_one() -> None:
+    (info,) = source_info.functions("def f(x, y): pass")
+    assert plan_fit.mismatch(specs.parse_call("make_x(3), int32[3] in [0, 2)"), info) == ""
+    assert "without y" in plan_fit.mismatch(specs.parse_call("make_x(3)"), info)
+
+
+def test_new_forms_keep_the_covering_signature() -> None:
+    assert plan_fit.covering_signature(["tf.ones([3]), int32[3] in [0, 5)", "float32[4], int32[4]"]) == (
+        specs.TensorSpec("float32", (None,)),
+        specs.TensorSpec("int32", (None,)),
+    )
+    assert plan_fit.covering_signature(["*make_batch(3)"]) is None

@@ -43,7 +43,8 @@ def test_signature_allows_none_dims():
         ("1,,2", "empty argument"),
         ("n=1, float32[3]", "positional argument 'float32[3]' after a keyword"),
         ("n=1, n=2", "'n' given twice"),
-        ("tf.zeros([3])", "cannot read argument 'tf.zeros([3])'"),
+        ("np.zeros([3])", "cannot read argument 'np.zeros([3])'"),
+        ("tf.linspace(0, 1, 3)", "tf.linspace is not a form the call plan reads"),
         ('"abc', "unterminated string"),
     ],
 )

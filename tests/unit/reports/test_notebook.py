@@ -165,3 +165,30 @@ def test_the_timing_cell_times_only_the_call_with_xla_and_the_pitfalls_are_liste
     for warning in report.warnings:  # escaped markdown: as a reader sees it
         assert f"`{warning.code}` {warning.message}" in unescape_markdown(pitfalls)
         assert f"Fix: {warning.fix}" in unescape_markdown(pitfalls)
+
+
+def test_the_new_forms_and_the_codes_own_arguments_run_in_plain_tensorflow(tmp_path) -> None:
+    """Each form of the plan, and a spread of the code's make_batch, as the notebook writes them:
+    the same sums as the engine's run of the same job (this imports TensorFlow, here and in a child)."""
+    from playground.engine.pipeline import analyze
+
+    job = Job(
+        source=(
+            "import tensorflow as tf\n\n"
+            "def make_batch(n):\n    return tf.ones([n, 2]) * 3, tf.range(n)\n\n"
+            "@tf.function\ndef total(x, y):\n"
+            "    return tf.reduce_sum(tf.cast(x, tf.float64)) + tf.reduce_sum(tf.cast(y, tf.float64))\n"
+        ),
+        function="total",
+        calls=(
+            "float32[4,2], int32[4] in [0, 3)",
+            "*make_batch(4)",
+            "tf.random.normal([3], seed=4), tf.eye(2, 3, dtype=tf.int32)",
+            "tf.fill([2], 0.5), y=tf.random.uniform([5], 2, 9, dtype=tf.int64)",
+        ),
+    )
+    engine = [float(c.output.split()[-1]) for c in analyze(job).functions[0].calls]
+    cells = [c for c in code_cells(notebook.build(job)) if "autograph" not in c]
+    done = run_cells(tmp_path, cells)
+    printed = [float(n) for n in re.findall(r"^tf\.Tensor\(([-\d.e+]+), shape=\(\)", done.stdout, re.M)]
+    assert printed == pytest.approx(engine, rel=1e-12) and len(printed) == 4
