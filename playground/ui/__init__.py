@@ -145,6 +145,7 @@ def run_button(settings: Settings, status: DeltaGenerator | None = None) -> None
     if run.run_button(settings, status=status):
         result = state.result()
         editor.push_gutter_marks(settings, result.number if result else 0)
+        state.sync_url()  # a Run from the fragment: the address now says its result is shown
 
 
 def result_area(wide: DeltaGenerator | None = None) -> None:

@@ -81,6 +81,7 @@ LOADED_EXAMPLE = "_loaded_example"
 EDITOR_GENERATION = "_editor_generation"  # bumped when code arrives from outside the editor
 EDITOR_EVENT = "_editor_event"  # id of the editor event last applied
 RUN_REQUESTED = "_run_requested"  # Ctrl+Enter in the editor: run on this rerun
+URL_SHOWN = "_url_shown"  # the query params the address bar shows (Back/Forward differ from them)
 RUN_LIVE = "_run_live"  # (JobControl, start) of the run in flight: what Stop halts
 RUN_REFUSED = "_run_refused"  # why the last press of Run was refused, drawn once beside it
 OPENED_FILE = "_opened_file"  # file_id of the upload last loaded

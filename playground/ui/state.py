@@ -27,6 +27,9 @@ from . import compare_inputs, keys
 
 DEFAULT_EXAMPLE = "retracing"
 P_PRESENT = "present"  # presenter mode: not an input, so it rides on top of the inputs' URL
+# The page's address says its result is on screen: a reload (or Back to it) runs it again, with
+# no click. Not in a share link: opening a link costs its reader no Run they did not ask for.
+P_RAN = "ran"
 
 
 @dataclass(frozen=True)
@@ -123,13 +126,39 @@ STATE_KEYS = (
 
 
 def init() -> None:
-    """First run of a session: fill the widgets from the URL (or the default example)."""
+    """First run of a session: fill the widgets from the URL (or the default example). Later,
+    Back and Forward: the browser reruns the page with the address it moved to, and the inputs
+    follow it."""
     if st.session_state.get(keys.INITIALISED):
+        if history_navigation() and st.query_params.to_dict() != st.session_state.get(keys.URL_SHOWN):
+            load_params(st.query_params.to_dict())
+            code_from_outside()
         return
-    for key, value in values_from_params(st.query_params.to_dict()).items():
-        st.session_state[key] = value
+    load_params(st.query_params.to_dict())
     st.session_state[keys.INITIALISED] = True
+
+
+def load_params(params: Mapping[str, str]) -> None:
+    """The inputs, and the run the address owes (P_RAN), from the page's address."""
+    for key, value in values_from_params(params).items():
+        st.session_state[key] = value
+    for stale in (keys.FIELD_ERRORS, keys.RUN_ERROR, keys.RUN_ERROR_FIELD):
+        st.session_state.pop(stale, None)
+    if params.get(P_RAN) == "1":
+        st.session_state[keys.RUN_REQUESTED] = True  # the Run button takes it once Runs open
+    st.session_state[keys.URL_SHOWN] = dict(params)
     open_examples_tab()
+
+
+def history_navigation() -> bool:
+    """Whether this page run comes from the browser's Back or Forward (Streamlit flags it)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        context = get_script_run_ctx()
+    except ImportError:  # the internal API moved: Back changes the address only, as before
+        return False
+    return bool(getattr(context, "is_history_navigation", False))
 
 
 def open_examples_tab() -> None:
@@ -168,10 +197,31 @@ def page_params() -> dict[str, str]:
 
 
 def sync_url() -> None:
-    """The URL follows the state on every rerun, so a reload or a crashed tab loses nothing."""
+    """The URL follows the state on every rerun, so a reload or a crashed tab loses nothing:
+    the inputs, and whether their result is on screen (P_RAN), which a reload runs again."""
     params = page_params()
+    if shows_its_result():
+        params[P_RAN] = "1"
     if params != st.query_params.to_dict():
         st.query_params.from_dict(params)
+    st.session_state[keys.URL_SHOWN] = params
+
+
+def shows_its_result() -> bool:
+    """Whether the page shows a run of exactly its current inputs, which ended by itself: not
+    a recording, an opened file, a stopped or refused run, or a run that hit a limit (a reload
+    would pay that limit again)."""
+    from .results import out_of_date
+
+    held = result()
+    return (
+        held is not None
+        and not held.recorded
+        and not held.saved
+        and not st.session_state.get(keys.RUN_ERROR)
+        and held.report.status in ("ok", "error")
+        and not out_of_date(held, current_values())
+    )
 
 
 def share_link() -> str:
