@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..contract import reasons
 from ..contract.i18n import _, sentences
 from ..contract.job import CallRecord, FunctionReport, Numbers, Report
-from ..reports import hlo_passes, tables
+from ..reports import failure, hlo_passes, tables
 from ..reports.safe_text import terminal_text
 
 
@@ -162,11 +162,15 @@ def render(report: Report) -> str:
         ),
         _("status: {status}: {message}").format(status=report.status, message=report.message),
     ]
+    for explanation in failure.explanations(report):  # why, before the error as raised
+        where = _(" (line {line})").format(line=explanation.line) if explanation.line else ""
+        lines.append(_("why it failed{where}: {why}").format(where=where, why=explanation.text))
+        lines += ["  " + _("fix: {fix}").format(fix=explanation.fix)] if explanation.fix else []
     if report.error:
         where = _(" (line {line})").format(line=report.error.line) if report.error.line else ""
         if report.error.traceback:  # Python's own shape, which ends with the message
             lines.append(_("error{where}: {type}").format(where=where, type=report.error.type))
-            lines += _indent(report.error.traceback, "  ")
+            lines += _indent(failure.collapse_blank_lines(report.error.traceback), "  ")
         else:
             lines.append(
                 _("error{where}: {type}").format(where=where, type=report.error.type)

@@ -306,6 +306,32 @@ class ExecutorInfo:
     warm: bool | None = None  # forked from a zygote already warm when the job came
 
 
+# Trace mode's report cites lines of the program's files, which it does not hold: it carries
+# those lines, at most MAX_CITED_LINES of them, each cut at MAX_CITED_CHARS (engine/watch.py).
+# A file opened in the page is held to the same bounds (contract/protocol.py).
+MAX_CITED_LINES = 200
+MAX_CITED_CHARS = 300
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """A line of the program that a trace-mode report cites, named as the report names it."""
+
+    file: str  # "train.py", relative to the program's folder
+    line: int
+    text: str  # the line as written, its trailing whitespace cut
+
+
+@dataclass(frozen=True)
+class TraceRun:
+    """Trace mode: the program ran in the user's own process and environment, with no sandbox,
+    and these are the lines of it the report cites (its calls' sites, where each function was
+    made, where it raised)."""
+
+    program: str = ""  # as the report names its files: "train.py"; "" for a watched block
+    lines: list[SourceLine] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Fallback:
     """A private TF API the engine could not use on this version: what ran instead, or why the
@@ -350,6 +376,7 @@ class Report:
     environment: dict[str, Any] = field(default_factory=dict)
     export: ExportInfo | None = None
     fallbacks: list[Fallback] = field(default_factory=list)  # per-version stand-ins (versions.py)
+    trace: TraceRun | None = None  # trace mode's: the program, and the lines the report cites
     # tf.functions libraries made for the program (Keras's train step, tf.data's map functions,
     # a restored SavedModel's), each with its maker; `functions` holds the user's own.
     library_functions: list[FunctionReport] = field(default_factory=list)

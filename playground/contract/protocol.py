@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .decode import Bounds, DecodeError, decode, outside_strings
-from .job import Report
+from .job import MAX_CITED_CHARS, MAX_CITED_LINES, Report, TraceRun
 
 EVENT_LINE_BYTES = 1 << 20  # an export chunk is 512 KiB, 683 KiB as base64
 REPORT_LINE_BYTES = 16 << 20  # a real report is well under 1 MiB; HLO makes it longer
@@ -244,11 +244,34 @@ def bounded_json(text: bytes) -> Any:
 def decode_report(text: bytes) -> Report:
     """A Report from untrusted bytes (a saved report a visitor opens), at most REPORT_LINE_BYTES
     (the caller's to refuse, in its reader's words): the value and field checks a worker's
-    report meets."""
+    report meets, and trace mode's cited lines held to the bounds trace mode writes them in."""
     try:
-        return decode(Report, bounded_json(text), REPORT_BOUNDS)
+        report = decode(Report, bounded_json(text), REPORT_BOUNDS)
+        cited_lines_fit(report.trace)
+        return report
     except DecodeError as error:
         raise MalformedMessage(str(error)[:300]) from None
+
+
+def cited_lines_fit(trace: TraceRun | None) -> None:
+    """DecodeError unless trace mode's program name and cited lines are what it writes: at most
+    MAX_CITED_LINES single lines of at most MAX_CITED_CHARS, each at a line number of a file."""
+    if trace is None:
+        return
+    if len(trace.lines) > MAX_CITED_LINES:
+        raise DecodeError("trace.lines", f"more than {MAX_CITED_LINES} items")
+    texts = [("trace.program", trace.program)]
+    for i, cited in enumerate(trace.lines):
+        if not 0 < cited.line < 10_000_000:
+            raise DecodeError(f"trace.lines[{i}].line", "not a line number")
+        if not cited.file.strip():
+            raise DecodeError(f"trace.lines[{i}].file", "empty")
+        texts += [(f"trace.lines[{i}].file", cited.file), (f"trace.lines[{i}].text", cited.text)]
+    for where, text in texts:
+        if len(text) > MAX_CITED_CHARS:
+            raise DecodeError(where, f"longer than {MAX_CITED_CHARS} characters")
+        if any(c in text for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
+            raise DecodeError(where, "more than one line")
 
 
 def _kind_of(line: bytes) -> tuple[type | None, Bounds]:

@@ -24,6 +24,7 @@ class FunctionInfo:
     star_kwargs: bool = False  # takes **kwargs
     input_signature: tuple[str, ...] | None = None  # the decorator's, in the plan's grammar
     wrapped: bool = False  # a decorator other than tf.function may have changed its parameters
+    jit_compile: bool = False  # its tf.function decorator says jit_compile=True
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -55,6 +56,19 @@ def _input_signature(decorators: list[ast.expr]) -> tuple[str, ...] | None:
                 entries = [_tensor_spec(e) for e in keyword.value.elts]
                 return None if None in entries else tuple(e for e in entries if e is not None)
     return None
+
+
+def _jit_compile(decorators: list[ast.expr]) -> bool:
+    """Whether a tf.function decorator passes jit_compile=True, as written."""
+    return any(
+        isinstance(d, ast.Call)
+        and _is_tf_function(d)
+        and any(
+            k.arg == "jit_compile" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in d.keywords
+        )
+        for d in decorators
+    )
 
 
 def _tensor_spec(node: ast.expr) -> str | None:
@@ -111,6 +125,7 @@ def functions(source: str) -> list[FunctionInfo]:
                 star_kwargs=args.kwarg is not None,
                 input_signature=_input_signature(node.decorator_list),
                 wrapped=not all(_is_tf_function(d) for d in node.decorator_list),
+                jit_compile=_jit_compile(node.decorator_list),
             )
         )
 

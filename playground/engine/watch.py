@@ -12,6 +12,7 @@ graphs, timing): the user's program runs in this process.
 from __future__ import annotations
 
 import dataclasses
+import linecache
 import os
 import sys
 import time
@@ -22,7 +23,15 @@ from typing import Any
 import tensorflow as tf
 
 from ..contract.i18n import _
-from ..contract.job import ErrorInfo, FunctionReport, Report
+from ..contract.job import (
+    MAX_CITED_CHARS,
+    MAX_CITED_LINES,
+    ErrorInfo,
+    FunctionReport,
+    Report,
+    SourceLine,
+    TraceRun,
+)
 from . import compat, makers, observe, script_env
 from .capture import NoCapture
 from .source import error_info
@@ -37,6 +46,7 @@ class Watch:
 
     def __init__(self, root: str, cells: bool = False) -> None:
         self.users = makers.UserFiles.under(root, (_PACKAGE, sys.prefix, sys.base_prefix), cells)
+        self.root = os.path.realpath(root)  # the users' names of files are relative to it
         self.observer = observe.Observer(self.make_tracked, self.users, adopt=True)
         self.report: Report | None = None
         self._started = time.perf_counter()
@@ -68,7 +78,16 @@ class Watch:
             duration_s=time.perf_counter() - self._started,
             environment={"python": sys.version.split()[0], "mode": "trace"},
         )
+        program = self.users.name(main_file) if main_file else ""
+        self.report = dataclasses.replace(
+            self.report, trace=TraceRun(program, cited_lines(self.report, program, self.read_line))
+        )
         return self.report
+
+    def read_line(self, file: str, line: int) -> str | None:
+        """A line of one of the user's files, by the report's name for it; None if unreadable."""
+        text = linecache.getline(os.path.join(self.root, file), line)
+        return text.rstrip()[:MAX_CITED_CHARS] if text else None
 
 
 @contextmanager
@@ -89,6 +108,37 @@ def watching(root: str, main_file: str = "", cells: bool = False) -> Iterator[Wa
             raise
         finally:
             watch.finish(error, retrace_log, main_file)
+
+
+def cited_sites(report: Report, program: str) -> list[tuple[str, int]]:
+    """(file, line) of every place the report names, most telling first: where the program
+    raised, where each function was made, each listed call's site, the frames above it."""
+    sites: list[str] = []
+    if report.error is not None and report.error.line and program:
+        sites.append(f"{program}:{report.error.line}")
+    everything = report.functions + report.library_functions
+    sites += [f.made_site for f in everything]
+    sites += [c.site for f in everything for c in f.calls]
+    sites += [frame.split(" in ", 1)[0] for f in everything for c in f.calls for frame in c.stack]
+    found: list[tuple[str, int]] = []
+    for site in sites:
+        file, _sep, number = site.rpartition(":")
+        if file and number.isdecimal() and (file, int(number)) not in found:
+            found.append((file, int(number)))
+    return found
+
+
+def cited_lines(report: Report, program: str, read: Callable[[str, int], str | None]) -> list[SourceLine]:
+    """The cited lines' text (`read` gives one, or None), at most MAX_CITED_LINES: a report
+    opened elsewhere shows the lines it names without the files."""
+    lines = []
+    for file, number in cited_sites(report, program):
+        text = read(file, number)
+        if text is not None:
+            lines.append(SourceLine(file, number, text))
+        if len(lines) == MAX_CITED_LINES:
+            break
+    return lines
 
 
 def summary_line(users: list[FunctionReport], made: list[FunctionReport]) -> str:

@@ -9,7 +9,7 @@ import html
 from ..contract import i18n, reasons
 from ..contract.i18n import _, _p
 from ..contract.job import FunctionReport, Report
-from . import tables
+from . import failure, tables
 
 _STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1f2328}
@@ -45,10 +45,14 @@ def render(report: Report) -> str:
         )
         + "</p>",
     ]
+    parts += [  # why it failed, where we can say, before the error as raised
+        f'<div class="error">{e(x.text)}<br><b>{e(x.fix)}</b></div>' for x in failure.explanations(report)
+    ]
     if report.error:
+        raised = failure.collapse_blank_lines(report.error.traceback or report.error.message)
         parts.append(
             f'<div class="error"><b>{e(report.error.type)}</b>: {e(report.error.headline())}'
-            f"<pre>{e(report.error.traceback or report.error.message)}</pre></div>"
+            f"<pre>{e(raised)}</pre></div>"
         )
     parts.append("<h2>" + e(_("What to fix")) + "</h2>")
     if report.warnings:

@@ -67,9 +67,11 @@ def example_label(slug: str) -> str:
 
 
 def gallery_panel() -> None:
-    """The chosen example's explanation, and what the article says it does."""
+    """The chosen example's explanation, and what the article says it does; none while the
+    results show a saved report, which is no example's."""
     example = gallery.BY_SLUG.get(st.session_state.get(keys.EXAMPLE, ""))
-    if example is None:
+    shown = state.result()
+    if example is None or (shown is not None and shown.saved):
         return
     edited = st.session_state.get(keys.SOURCE) != example.source
     name = _(example.title)
@@ -229,9 +231,7 @@ def open_report(name: str, data: bytes) -> None:
     """A saved report into the results panes, read-only. The file is untrusted, as a worker's
     report is: as large as one may be, parsed and decoded by the same bounded path."""
     try:
-        if len(data) > protocol.REPORT_LINE_BYTES:
-            raise ValueError(_("it is over {limit} bytes").format(limit=protocol.REPORT_LINE_BYTES))
-        report = protocol.decode_report(data)
+        result = saved_result(name, data, state.next_number())
     except ValueError as error:  # MalformedMessage among them: JSON, its size, a field
         st.session_state[keys.OPEN_NOTE] = (
             "error",
@@ -241,16 +241,25 @@ def open_report(name: str, data: bytes) -> None:
             ),
         )
         return
-    st.session_state[keys.RESULT] = state.Result(
-        job=Job(source="", function=None, filename=name),
-        report=report,
-        example=None,
-        number=state.next_number(),
-        saved=name,
-    )
+    st.session_state[keys.RESULT] = result
     st.session_state[keys.OPEN_NOTE] = (
         "info",
         _("Opened the saved report {name}.").format(name=markdown_literal(name)),
+    )
+
+
+def saved_result(name: str, data: bytes, number: int) -> state.Result:
+    """The result a saved report's bytes make, checked as a worker's report is (and trace
+    mode's cited lines held to the bounds it writes them in); ValueError if they are none."""
+    if len(data) > protocol.REPORT_LINE_BYTES:
+        raise ValueError(_("it is over {limit} bytes").format(limit=protocol.REPORT_LINE_BYTES))
+    report = protocol.decode_report(data)
+    return state.Result(
+        job=Job(source="", function=None, filename=name),
+        report=report,
+        example=None,
+        number=number,
+        saved=name,
     )
 
 

@@ -43,6 +43,29 @@ for n in (1, 2, 3):
     model.predict(np.ones((n, 3)), verbose=0)
 """
 
+# tf.numpy_function under jit_compile=True, asked for in the decorator only (the run's option
+# off): XLA has no kernel for PyFunc, and the Problems tab says so before XLA's own error.
+NUMPY_JIT = """import numpy as np
+import tensorflow as tf
+
+
+@tf.function(jit_compile=True)
+def f(x):
+    y = tf.numpy_function(np.sin, [x], tf.float32)
+    return y * 2
+"""
+
+# A shape known only at run time, fixed at trace time by len(): TensorFlow's error leaves a
+# blank line for each frame it hides; the pitfall that explains it is shown first.
+SHAPE_NONE = """import tensorflow as tf
+
+
+@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+def halves(x):
+    n = len(x)
+    return tf.reshape(x, [n, 2])
+"""
+
 JOBS = {
     "retracing": BY_SLUG["retracing"].job(),
     "retracing_timing": BY_SLUG["retracing"].job(timing=True, timing_budget_s=1.0, jit_compile=True),
@@ -59,9 +82,50 @@ JOBS = {
     "many_shapes_reduce": BY_SLUG["many-shapes"].job(reduce_retracing=True),
     "scripted_snippet": BY_SLUG["scripted-snippet"].job(),  # presenter mode's step after retracing
     "keras_fit": Job(source=KERAS_FIT, function=None),  # functions Keras makes: the Traces tab's panels
+    "numpy_jit": Job(source=NUMPY_JIT, function="f", calls=("float32[3]",)),
+    "shape_none": Job(source=SHAPE_NONE, function="halves", calls=("float32[3]",)),
 }
 
+# Trace mode's own report of a whole program (`python -m playground trace`), as a visitor opens
+# it in the page: 30 calls of step, 3 of them traced and listed; tf.data's map made for it.
+TRACE_PROGRAM = """import tensorflow as tf
+
+
+@tf.function
+def step(x, lr):
+    return x * lr
+
+
+for epoch in range(3):
+    lr = 0.1 * (epoch + 1)  # a Python float: a new graph each epoch
+    for _ in range(10):
+        step(tf.ones([2]), lr)
+for item in tf.data.Dataset.range(4).map(lambda v: v * 2):
+    pass
+"""
+
+
+def record_trace_program() -> None:
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        program = pathlib.Path(folder) / "train.py"
+        program.write_text(TRACE_PROGRAM)
+        out = HERE / "trace_program.json"
+        root = str(pathlib.Path(__file__).resolve().parents[2])
+        subprocess.run(
+            [sys.executable, "-m", "playground", "trace", "--html", str(HERE / "trace_program.html"),
+             "--json", str(out), "train.py"],
+            cwd=folder, env={**__import__("os").environ, "PYTHONPATH": root}, check=True,
+        )  # fmt: skip
+        (HERE / "trace_program.html").unlink()
+    print("trace_program", out)
+
+
 if __name__ == "__main__":
+    if "trace_program" in sys.argv[1:]:
+        record_trace_program()
     for name, job in JOBS.items():
         if len(sys.argv) > 1 and name not in sys.argv[1:]:
             continue

@@ -10,7 +10,7 @@ from ...contract import i18n
 from ...contract.i18n import N_, _, _p
 from ...contract.job import FunctionReport, Report
 from ...gallery import article
-from ...reports import notebook
+from ...reports import failure, notebook, tables
 from ...reports.safe_text import code_span
 from ...reports.safe_text import markdown_literal as md
 from .. import folded, keys
@@ -45,9 +45,23 @@ def isolation(report: Report) -> str:
     return report.sandbox.isolation if report.sandbox else "none"
 
 
-def environment_line(report: Report, number: int) -> None:
+def environment_line(report: Report, number: int, saved: bool = False) -> None:
     """Device, TF version and isolation, always in view next to the numbers they produced.
-    Every string of a report is escaped where markdown renders it (reports/safe_text.py)."""
+    Every string of a report is escaped where markdown renders it (reports/safe_text.py). A
+    saved report ran elsewhere, not on this server: no warning about this server's isolation;
+    trace mode's ran in the user's own process, and the line says so."""
+    if saved and report.trace is not None:
+        st.caption(
+            _(
+                "Trace mode · TensorFlow {version} · device **{device}** · ran in your own process "
+                "(no sandbox) · {seconds} s"
+            ).format(
+                version=md(report.tensorflow_version),
+                device=md(report.device),
+                seconds=f"{report.duration_s:.2f}",
+            )
+        )
+        return
     level = isolation(report)
     ex = report.executor  # Ray: the node, its pool actor, and whether the worker was forked warm
     warmth: dict[bool | None, str] = {True: _(" · warm"), False: _(" · cold")}  # None: not said
@@ -78,7 +92,7 @@ def environment_line(report: Report, number: int) -> None:
             version=md(report.tensorflow_version), feature=md(fallback.feature), detail=md(fallback.detail)
         )
         (st.caption if fallback.available else st.warning)(text)
-    if level != "bubblewrap":
+    if level != "bubblewrap" and not saved:
         st.warning(
             _(
                 "Reduced isolation ({isolation}): not for public hosting. Jobs ran without "
@@ -89,7 +103,7 @@ def environment_line(report: Report, number: int) -> None:
 
 def summary(result: Result) -> None:
     report = result.report
-    calls = sum(len(f.calls) for f in report.functions)
+    calls = sum(tables.calls_made(f) for f in report.functions)  # trace mode lists only some
     failed = sum(1 for f in report.functions for c in f.calls if c.error and not c.handled)
     c1, c2, c3, c4 = st.columns(4)
     delta = None
@@ -118,16 +132,25 @@ def summary(result: Result) -> None:
 
 
 def what_went_wrong(result: Result) -> None:
-    """The first error of the run, whole, under the status: its type, which call, which line,
-    and its full message (TensorFlow's "in user code:" block with the user's own frames). The
+    """The first error of the run under the status: where we can say why it failed, that
+    first, and the error as raised folded under it; else its type, which call, which line, and
+    its full message (TensorFlow's "in user code:" block with the user's own frames). The
     Problems tab has every error and the traceback."""
     errors = problems.grouped_errors(result)
     if not errors:
         return
     where, error = errors[0]
     line = _(", line {line}").format(line=error.line) if error.line else ""
-    st.markdown(_("**{type}** in {where}{line}:").format(type=md(error.type), where=where, line=line))
-    st.code(error.message or error.type, language="text", wrap_lines=True)
+    heading = _("**{type}** in {where}{line}:").format(type=md(error.type), where=where, line=line)
+    message = failure.collapse_blank_lines(error.message or error.type)
+    explained = failure.explanations(result.report)
+    if explained:
+        st.markdown(problems.explanation_text(explained[0]))
+        with st.expander(_("The error as raised: {heading}").format(heading=heading.removesuffix(":"))):
+            st.code(message, language="text", wrap_lines=True)
+    else:
+        st.markdown(heading)
+        st.code(message, language="text", wrap_lines=True)
     if len(errors) > 1:
         st.caption(_("{n} more error(s) in the Problems tab.").format(n=len(errors) - 1))
 
@@ -246,7 +269,18 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
     if result.comparison is not None:  # compare mode: both sides, side by side
         compare.render(result)
         return False
-    if result.saved:
+    if result.saved and report.trace is not None:
+        program = report.trace.program
+        st.info(
+            (
+                _("Saved report {name} of {program}, read-only: Run shows the editor's code instead.")
+                if program
+                else _(
+                    "Saved report {name} of a watched block, read-only: Run shows the editor's code instead."
+                )
+            ).format(name=code_span(result.saved), program=code_span(program))
+        )
+    elif result.saved:
         st.info(
             _("Saved report {name}, read-only: Run shows the editor's code instead.").format(
                 name=code_span(result.saved)
@@ -260,7 +294,7 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
             ).format(version=md(report.tensorflow_version), device=md(report.device))
         )
     else:
-        environment_line(report, result.number)
+        environment_line(report, result.number, saved=bool(result.saved))
     summary(result)
     notebook_download(result)
     claim_checks(result)
@@ -269,7 +303,7 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
         lambda: code.render(result, function, wide),
         lambda: traces.render(function, report.library_functions, report.module),
         lambda: timing.render(report, function),
-        lambda: graph.render(function, result.job.source),
+        lambda: graph.render(function, result.job.source, trace_mode=problems.saved_trace(result)),
         lambda: console.render(report, function),
         lambda: problems.render(result),
     ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from ...contract import source_info
 from ...contract.i18n import _
 from ...contract.job import FunctionReport, GraphInfo
 from ...reports import tables
@@ -70,11 +71,31 @@ def by_source_line(info: GraphInfo, source: str) -> None:
     st.dataframe(ops_of_line(info, line), hide_index=True, width="stretch")
 
 
-def render(function: FunctionReport | None, source: str = "") -> None:
+def decorated_jit(source: str, function: FunctionReport | None) -> bool:
+    """Whether the code itself decorates the function with jit_compile=True."""
+    if function is None or not source:
+        return False
+    return any(i.jit_compile for i in source_info.functions(source) if i.name == function.name)
+
+
+def render(function: FunctionReport | None, source: str = "", trace_mode: bool = False) -> None:
+    """trace_mode: a saved trace-mode report, which records traces, not graphs."""
     info = function.graph if function else None
     if info is None:
-        st.info(_("No graph: the function never traced successfully."))
+        if trace_mode:
+            st.info(
+                _(
+                    "Trace mode records each trace and why, not the graphs: run the function here, "
+                    "or with `python -m playground analyze`, to see its graph."
+                )
+            )
+        else:
+            st.info(_("No graph: the function never traced successfully."))
         return
+    findings = tables.xla_findings(function.xla) if function and function.xla else []
+    for kind, sentence in findings:  # why XLA fails, first: the tab's other views do not say
+        if kind == "error":
+            st.error(markdown_literal(sentence))
     c1, c2 = st.columns(2)
     c1.metric(_("Ops as traced"), info.op_count)
     c2.metric(
@@ -119,8 +140,8 @@ def render(function: FunctionReport | None, source: str = "") -> None:
                 )
             )
             st.dataframe(tables.pass_rows(info), hide_index=True, width="stretch")
-    if function and function.xla:
-        for kind, sentence in tables.xla_findings(function.xla):
-            (st.error if kind == "error" else st.success)(markdown_literal(sentence))
+    for kind, sentence in findings:
+        if kind != "error":
+            st.success(markdown_literal(sentence))
     if function:
-        hlo.render(function)
+        hlo.render(function, decorated_jit(source, function))

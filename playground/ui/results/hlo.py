@@ -8,16 +8,28 @@ import streamlit as st
 from ...contract.i18n import _
 from ...contract.job import FunctionReport
 from ...contract.options import BY_NAME
-from ...reports import hlo_passes
+from ...reports import failure, hlo_passes
 from ...reports.safe_text import markdown_literal
 from .. import keys
 
 PASSES_LABEL = BY_NAME["passes"].label  # named by the Graph tab's hint too
 
 
-def render(function: FunctionReport) -> None:
+def render(function: FunctionReport, jit_compile: bool = False) -> None:
+    """jit_compile: the run had it on, or the code asks for it: then a missing HLO is a compile
+    that failed, and the tab says why instead of asking for what the code already does."""
     if not function.hlo:
-        st.caption(_("Turn on jit_compile to see the XLA HLO."))
+        if jit_compile or failure.jit_compiled(function):
+            reason = failure.no_hlo_reason(function)
+            st.warning(
+                markdown_literal(
+                    _("No XLA HLO: the compile with jit_compile=True failed: {reason}").format(reason=reason)
+                    if reason
+                    else _("No XLA HLO: no call compiled with jit_compile=True succeeded.")
+                )
+            )
+        else:
+            st.caption(_("Turn on jit_compile to see the XLA HLO."))
         return
     with st.expander(_("XLA HLO (jit_compile=True)")):
         st.code(function.hlo, language="text")
