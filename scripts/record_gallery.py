@@ -17,12 +17,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playground import gallery
 from playground.contract import i18n
-from playground.engine import xla
+from playground.engine import frames, xla
 from playground.engine.pipeline import analyze
 from playground.gallery.recorded import path
 
 
 def main(slugs: list[str]) -> int:
+    frames.hide_caller(__file__)  # TF's op stacks would name this script to every reader
     xla.dump_passes()  # a fresh process, as the sandbox's worker: XLA's passes are recorded too
     for example in gallery.EXAMPLES:
         if slugs and example.slug not in slugs:

@@ -23,6 +23,7 @@ _INTERNAL_FILES = (
     "<frozen importlib._bootstrap_external>",
 )
 _FRAME = re.compile(r'^(?P<indent>\s*)File "(?P<file>[^"]+)", line \d+')
+_CALLERS: set[str] = set()  # scripts that run the engine in their own process (hide_caller)
 
 
 def _path_prefixes() -> list[tuple[str, str]]:
@@ -52,7 +53,14 @@ def internal(filename: str) -> bool:
     if filename in _INTERNAL_FILES:
         return True
     path = os.path.abspath(filename) if os.path.isabs(filename) else filename
-    return path.startswith(_PACKAGE + os.sep)
+    return path.startswith(_PACKAGE + os.sep) or path in _CALLERS
+
+
+def hide_caller(filename: str) -> None:
+    """A script outside the package that runs the engine in its own process (the gallery's
+    recorder): its frames are the engine's too, and TF's "The op is created at:" would show
+    them to every reader of a recording."""
+    _CALLERS.add(os.path.abspath(filename))
 
 
 def hide_paths(text: str) -> str:
