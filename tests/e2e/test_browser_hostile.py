@@ -224,3 +224,51 @@ def test_the_policy_lets_the_page_work_and_blocks_a_third_origin(server: str, le
         wait_for_js(page, "window.__violations.length > 0", 30_000)
         assert [(v["directive"], v["blocked"]) for v in violations(page)] == [("img-src", leak_url)]
         assert leak.hits == []  # Chromium names the request, and the policy stops it there
+
+
+MARKUP = (  # what a report's string must never become on the page
+    "img[src*='{leak}']",
+    "image[href*='{leak}']",
+    "a[href*='{leak}']",
+    "a[href^='javascript:']",
+    ".katex",
+    ".stMarkdownColoredText",
+    "script:not([src])[data-pwned]",
+)
+
+
+def test_a_hostile_saved_trace_report_opened_from_a_file_stays_text(
+    server: str, leak: LeakServer, tmp_path
+) -> None:
+    """A file is as hostile as a worker: the saved trace-mode report, every string forged (its
+    program's name and cited lines too, within their bounds), opened with the policy bypassed,
+    draws its text in every tab and its cited lines, and nothing of its markup."""
+    from browser_support import open_panel
+
+    saved = tmp_path / "report.json"
+    saved.write_text(hostile_report.saved(leak.server_address[1]).to_json())
+    with browser_page(bypass_csp=True) as page:
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(server)
+        wait_idle(page)
+        open_panel(page, "open_panel")
+        page.locator(".st-key-open_file input[type=file]").set_input_files(str(saved))
+        expect(page.get_by_text("Saved report report.json of", exact=False)).to_be_visible()
+        wait_idle(page)
+        expect(page.get_by_text("ran in your own process", exact=False)).to_be_visible()
+        leak_origin = f"127.0.0.1:{leak.server_address[1]}"
+        for label in ("Traces", "Graph", "Problems"):
+            page.get_by_role("tab", name=label).click()
+            wait_idle(page)
+            expect(page.get_by_role("tab", name=label)).to_have_attribute("aria-selected", "true")
+            if label == "Problems":  # the cited lines, the error's line lit, as text
+                expect(page.locator(".problem-source .problem-line")).to_have_count(1)
+                expect(page.locator(".problem-source")).to_contain_text("trace.lines[0].text")
+            for selector in MARKUP:
+                assert page.locator(selector.format(leak=leak_origin)).count() == 0, (label, selector)
+            headings = page.locator("h1, h2, h3, h4, h5, h6, li").filter(has_text="heading ")
+            assert headings.count() == 0, (label, headings.all_inner_texts())
+            assert page.evaluate("() => window.__pwned") is None
+        page.screenshot(path=str(SHOTS / "hostile_saved_problems.png"), full_page=True)
+        assert foreign(requests, server) == [] and leak.hits == []

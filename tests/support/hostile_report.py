@@ -15,7 +15,16 @@ import types
 import typing
 from typing import Any
 
-from playground.contract.job import CodeLine, Job, ModeTiming, Report, SweepPoint
+from playground.contract.job import (
+    MAX_CITED_CHARS,
+    CodeLine,
+    Job,
+    ModeTiming,
+    Report,
+    SourceLine,
+    SweepPoint,
+    TraceRun,
+)
 
 LEAK_PORT_ENV = "HOSTILE_LEAK_PORT"
 ESC = "\x1b"
@@ -137,6 +146,23 @@ def report(port: int) -> Report:
         warnings=[dataclasses.replace(base.warnings[0], line=3)],
         error=dataclasses.replace(base.error, line=3, column=1),
     )
+
+
+def one_line(field: str, port: int) -> str:
+    """hostile(), as one line within trace mode's bound for a cited line: the markup stays."""
+    return " ".join(hostile(field, port).split())[:MAX_CITED_CHARS]
+
+
+def saved(port: int) -> Report:
+    """The hostile report as a saved trace-mode file a visitor opens in the page: its program
+    and cited lines within the bounds the file opener holds them to, every string hostile; the
+    run's error is at a cited line, so the page lights it with the forged error's type."""
+    program = one_line("trace.program", port)
+    lines = [
+        SourceLine(program, 3, one_line("trace.lines[0].text", port)),
+        SourceLine(one_line("trace.lines[1].file", port), 2, one_line("trace.lines[1].text", port)),
+    ]
+    return dataclasses.replace(report(port), trace=TraceRun(program, lines))
 
 
 def events(port: int) -> list[dict]:
