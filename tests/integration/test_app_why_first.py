@@ -115,5 +115,6 @@ def test_a_saved_trace_report_shows_its_program_its_lines_and_the_html_reports_c
     assert len(marked) == 1 and "step(tf.ones([2]), lr)" in marked[0] and "retracing-cause" in marked[0]
     assert "@tf.function" in cited and "train.py" in cited
     assert not any("Your code, with the offending" in str(getattr(e, "value", "")) for e in problems)
-    graph = open_tab(app, "Graph")
-    assert any("Trace mode records each trace" in shown(i.value) for i in graph.info)
+    for label in ("Graph", "Converted code", "Timing"):  # it records no graph, code or timing
+        said = " ".join(shown(i.value) for i in open_tab(app, label).info)
+        assert "Trace mode" in said and "Turn on" not in said and "AutoGraph produced no" not in said, label

@@ -302,7 +302,7 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
     views = [
         lambda: code.render(result, function, wide),
         lambda: traces.render(function, report.library_functions, report.module),
-        lambda: timing.render(report, function),
+        lambda: timing.render(report, function, trace_mode=problems.saved_trace(result)),
         lambda: graph.render(function, result.job.source, trace_mode=problems.saved_trace(result)),
         lambda: console.render(report, function),
         lambda: problems.render(result),

@@ -30,6 +30,14 @@ def render(result: Result, function: FunctionReport | None, wide: DeltaGenerator
     if function is None:
         st.info(_("No function was analysed: see the Problems tab."))
         return False
+    if result.saved and result.report.trace is not None and not function.converted_code:
+        st.info(
+            _(
+                "Trace mode records each trace and why, not AutoGraph's converted code: run the "
+                "function here, or with `python -m playground analyze`, to see it."
+            )
+        )
+        return False
     original, first_line = function_source(result.job.source, function.name)
     if not function.converted_code:
         st.code(original, language="python", line_numbers=True)

@@ -172,12 +172,21 @@ def cost_section(function: FunctionReport) -> None:
         st.dataframe(tables.cost_rows(function), hide_index=True, width="stretch")
 
 
-def render(report: Report, function: FunctionReport | None) -> None:
+def render(report: Report, function: FunctionReport | None, trace_mode: bool = False) -> None:
+    """trace_mode: a saved trace-mode report, whose program ran once, untimed."""
     if function is not None and function.numbers is not None:
         numbers_section(function.numbers)
     if function is not None:
         cost_section(function)
     timing = function.timing if function else None
+    if timing is None and trace_mode:
+        st.info(
+            _(
+                "Trace mode times no calls: it counts traces and the time the calls that traced "
+                'took. Run the function here with "{option}" to time eager, graph and XLA.'
+            ).format(option=_(TIMING_LABEL))
+        )
+        return
     if timing is None:
         st.info(
             _('Timing was off for this run. Turn on "{option}" and run again.').format(option=_(TIMING_LABEL))
