@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -24,15 +26,26 @@ from . import (
 )
 
 
+# Copies the popover's link when it opens (static text: the page's CSP allows it by hash).
+SHARE_SCRIPT = (pathlib.Path(__file__).with_name("share_copy.js")).read_text()
+
+
 def share_button() -> None:
-    with st.popover(_("Copy share link"), width="stretch"):
+    """The share link, copied to the clipboard as the button opens (SHARE_SCRIPT) and shown, to
+    copy by hand where the browser refuses."""
+    with st.popover(_("Copy share link"), width="stretch", key=keys.SHARE):
         st.caption(
             _(
                 "This link reproduces the code, every setting and the language. Nothing is "
                 "stored on the server."
             )
         )
-        st.code(state.share_link(), language="text", wrap_lines=True)
+        with st.container(key="share_link"):
+            st.code(state.share_link(), language="text", wrap_lines=True)
+        st.markdown(
+            '<p class="pg-copied">✓ ' + _("Copied to your clipboard.") + "</p>", unsafe_allow_html=True
+        )
+        st.html(f"<script>{SHARE_SCRIPT}</script>", unsafe_allow_javascript=True)
 
 
 # Code belongs in a monospace font; Streamlit's text areas default to the body font. The title
@@ -41,6 +54,8 @@ CSS = """<style>
 .st-key-source textarea, .st-key-calls textarea, .st-key-signature input
 {font-family: "Source Code Pro", ui-monospace, monospace; font-size: 0.85rem;}
 h1 {word-break: keep-all;}
+.pg-copied {display: none; color: #1b7f3b; margin: 0;}
+body[data-share-copied] .pg-copied {display: block;}
 @media (max-width: 640px) {  /* a phone: the code and Run on the first screen */
   h1 {font-size: 1.7rem !important; padding: 0 !important;}
   [data-testid="stMainBlockContainer"] {padding-top: 1.5rem; padding-bottom: 5rem;}
@@ -54,7 +69,7 @@ h1 {word-break: keep-all;}
 def inline_scripts() -> tuple[str, ...]:
     """The text of every inline script the page draws (st.html): the Content-Security-Policy
     allows these, by hash, and no other (front_door/page_headers.py, app.py)."""
-    return (presenter.KEYS_SCRIPT, editor.PUSH_MARKS)
+    return (presenter.KEYS_SCRIPT, editor.PUSH_MARKS, SHARE_SCRIPT)
 
 
 def main() -> None:

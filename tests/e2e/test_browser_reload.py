@@ -99,3 +99,26 @@ def test_back_and_forward_move_between_examples(page, server) -> None:
         re.compile(r"\(tf-print\)"), timeout=5_000
     )
     expect_editor_text(page, "tf.print")
+
+
+def test_copy_share_link_copies_it(server) -> None:
+    from browser_support import launch
+
+    with sync_api.sync_playwright() as p:
+        browser = launch(p)
+        try:
+            page = browser.new_page(
+                viewport={"width": 1400, "height": 900}, permissions=["clipboard-read", "clipboard-write"]
+            )
+            page.goto(url(server, input_params(source=DOUBLE, function="double", calls=PLAN, values={})))
+            wait_idle(page)
+            page.get_by_role("button", name="Copy share link").click()
+            expect(page.get_by_text("Copied to your clipboard.")).to_be_visible(timeout=5_000)
+            copied = page.evaluate("navigator.clipboard.readText()")
+            assert copied == page.locator(".st-key-share_link code").inner_text().strip()
+            assert copied.startswith(server) and "code=" in copied and "ran=" not in copied
+            page.goto(copied)  # the link reproduces the code
+            wait_idle(page)
+            assert "return x * 2" in editor_text(page)
+        finally:
+            browser.close()
