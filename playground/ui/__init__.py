@@ -25,7 +25,6 @@ from . import (
     state,
 )
 
-
 # Copies the popover's link when it opens (static text: the page's CSP allows it by hash).
 SHARE_SCRIPT = (pathlib.Path(__file__).with_name("share_copy.js")).read_text()
 
