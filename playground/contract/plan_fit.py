@@ -5,6 +5,8 @@ fill in where they say nothing. Pure Python: the page, the API and the CLI check
 
 from __future__ import annotations
 
+import ast
+
 from . import specs
 from .i18n import _
 from .source_info import FunctionInfo
@@ -32,6 +34,28 @@ INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"
 def is_label(param: str) -> bool:
     """Whether a parameter's name says it takes labels, classes or indices (y, labels, idx...)."""
     return param.lower() in LABEL_NAMES
+
+
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
+
+
+def int_labels(info: FunctionInfo, source: str) -> set[str]:
+    """The parameters to pass as non-negative ints: named as labels, classes or indices, unless
+    the function's body does arithmetic on them (a regression's `(x - y) ** 2` takes a float y,
+    as x is; a classifier's loss_fn(y, logits) int labels). Read with ast, never run."""
+    labels = {p for p in info.params if is_label(p)}
+    if not labels or not source:
+        return labels
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return labels
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    body = next((n for n in ast.walk(tree) if isinstance(n, defs) and n.lineno == info.line), None)
+    for node in ast.walk(body) if body is not None else ():
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+            labels -= {side.id for side in (node.left, node.right) if isinstance(side, ast.Name)}
+    return labels
 
 
 DYNAMIC_SIZE = 2  # a None dim of the function's input_signature, in a suggested call
@@ -117,7 +141,7 @@ def unfit(text: str, info: FunctionInfo | None, call: CallSpec | None = None) ->
     return mismatch(call, info)
 
 
-def _value(info: FunctionInfo, param: str, position: int) -> str:
+def _value(info: FunctionInfo, param: str, position: int, labels: set[str] | None = None) -> str:
     signature = info.input_signature or ()
     if position < len(signature):
         spec = specs.parse_tensor_spec(signature[position], allow_dynamic=True)
@@ -129,7 +153,7 @@ def _value(info: FunctionInfo, param: str, position: int) -> str:
     annotation = dict(info.annotations).get(param, "")
     if annotation in ANNOTATED:
         return ANNOTATED[annotation]
-    if is_label(param):
+    if param in (int_labels(info, "") if labels is None else labels):
         return LABEL_GUESS
     if any(word in annotation for word in TENSOR_ANNOTATIONS):
         return TENSOR_GUESS
@@ -145,13 +169,15 @@ def _readable(text: str) -> bool:
     return True
 
 
-def suggested_call(info: FunctionInfo) -> str:
+def suggested_call(info: FunctionInfo, source: str = "") -> str:
     """One call from the parameters: positional for those without a default, by name for those
-    with one (a default the plan cannot read is left to Python), "?" where nothing says."""
+    with one (a default the plan cannot read is left to Python), "?" where nothing says.
+    `source`: the code that defines the function, read for how it uses labels (int_labels)."""
     defaults = dict(info.defaults)
+    labels = int_labels(info, source)
     parts = []
     for position, param in enumerate(info.params):
-        value = _value(info, param, position)
+        value = _value(info, param, position, labels)
         if param in defaults and value == defaults[param] and not _readable(value):
             continue  # Python passes it
         by_name = param in defaults or param in info.keyword_only

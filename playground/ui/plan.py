@@ -23,12 +23,12 @@ def _shape_text(name: str) -> str:
     return str(st.session_state.get(keys.param("shape", name), "3")).strip().strip("[]")
 
 
-def param_arg(name: str, *, dynamic: bool) -> str:
+def param_arg(name: str, *, dynamic: bool, info: FunctionInfo | None = None) -> str:
     """One parameter's argument text in the call grammar, e.g. "float32[3]" or "n=2"."""
     kind = st.session_state.get(keys.param("kind", name), "tensor")
     if kind == "python":
         return str(st.session_state.get(keys.param("value", name), "1")).strip() or "None"
-    dtype = st.session_state.get(keys.param("dtype", name), default_dtype(name))
+    dtype = st.session_state.get(keys.param("dtype", name), default_dtype(name, info))
     shape = _shape_text(name)
     if not dynamic:
         shape = ",".join("1" if d.strip() == "None" else d.strip() for d in shape.split(",") if d.strip())
@@ -37,16 +37,27 @@ def param_arg(name: str, *, dynamic: bool) -> str:
     return f"{dtype}[{shape}]"
 
 
-def default_dtype(name: str) -> str:
-    """int32 for a parameter named as labels, classes or indices take (y, labels, idx), else float32."""
-    return "int32" if plan_fit.is_label(name) else "float32"
+def default_dtype(name: str, info: FunctionInfo | None = None) -> str:
+    """int32 for a parameter named as labels, classes or indices take (y, labels, idx) that the
+    function does no arithmetic on (plan_fit.int_labels), else float32."""
+    if not plan_fit.is_label(name):
+        return "float32"
+    if info is None:
+        return "int32"
+    return (
+        "int32"
+        if name in plan_fit.int_labels(info, str(st.session_state.get(keys.SOURCE, "")))
+        else "float32"
+    )
 
 
 def append_call(info: FunctionInfo) -> None:
     """on_click: turn the per-parameter choices into one more line of the plan; a plan that
     does not fit the function is replaced, not added to."""
     line = ", ".join(
-        f"{p}={param_arg(p, dynamic=False)}" if i and _is_python(p) else param_arg(p, dynamic=False)
+        f"{p}={param_arg(p, dynamic=False, info=info)}"
+        if i and _is_python(p)
+        else param_arg(p, dynamic=False, info=info)
         for i, p in enumerate(info.params)
     )
     current = str(st.session_state.get(keys.CALLS, "")).rstrip("\n")
@@ -70,7 +81,8 @@ def follow_code(info: FunctionInfo | None) -> None:
         return
     if held is not None and call_lines(old):
         kept[repr(held)] = old  # back if that function comes back
-    st.session_state[keys.CALLS] = kept.get(repr(key)) or plan_fit.suggested_call(info)
+    source = str(st.session_state.get(keys.SOURCE, ""))
+    st.session_state[keys.CALLS] = kept.get(repr(key)) or plan_fit.suggested_call(info, source)
     st.session_state[keys.PLAN_REBUILT] = (info.text(), old, st.session_state[keys.CALLS])
 
 
@@ -132,7 +144,7 @@ def argument_builder(info: FunctionInfo | None) -> None:
             # The parameter's name as the label: plain, for screen readers (no backticks).
             c1.selectbox(name, KINDS, key=kind_key, format_func=i18n.bound(kind_label))
             if st.session_state[kind_key] == "tensor":
-                st.session_state.setdefault(keys.param("dtype", name), default_dtype(name))
+                st.session_state.setdefault(keys.param("dtype", name), default_dtype(name, info))
                 st.session_state.setdefault(keys.param("shape", name), "3")
                 c2.selectbox("dtype", specs.DTYPES, key=keys.param("dtype", name))
                 c3.text_input(_("shape"), key=keys.param("shape", name), help=_("e.g. 3 or 2,3 or None,3"))

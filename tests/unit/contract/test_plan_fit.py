@@ -163,3 +163,29 @@ def test_new_forms_keep_the_covering_signature() -> None:
         specs.TensorSpec("int32", (None,)),
     )
     assert plan_fit.covering_signature(["*make_batch(3)"]) is None
+
+
+REGRESSION = """import tensorflow as tf
+
+@tf.function
+def train_step(x: tf.Tensor, y: tf.Tensor, lr: float = 0.01, step: int = 0):
+    return tf.reduce_mean((x - y) ** 2) * lr + step
+"""
+CLASSIFIER = """import tensorflow as tf
+
+def train_step(x: tf.Tensor, y: tf.Tensor, idx):
+    loss = loss_fn(y, model(tf.gather(x, idx)))
+    return loss * 2.0
+"""
+
+
+def test_labels_the_body_does_arithmetic_on_stay_floats() -> None:
+    """A regression's y meets x in (x - y): a float, as x is; a classifier's y goes to its loss."""
+    (regression,) = source_info.functions(REGRESSION)
+    assert plan_fit.int_labels(regression, REGRESSION) == set()
+    assert plan_fit.suggested_call(regression, REGRESSION) == "float32[2,3], float32[2,3], lr=0.01, step=0"
+    (classifier,) = source_info.functions(CLASSIFIER)
+    assert plan_fit.int_labels(classifier, CLASSIFIER) == {"y", "idx"}
+    assert plan_fit.suggested_call(classifier, CLASSIFIER) == (
+        "float32[2,3], int32[2] in [0, 10), int32[2] in [0, 10)"
+    )

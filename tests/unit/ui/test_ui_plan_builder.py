@@ -44,3 +44,16 @@ def test_any_int_tensor_is_bounded_in_a_call_but_not_in_a_signature() -> None:
         "int64[1,4] in [0, 10)",
     ]
     assert specs.parse_signature(", ".join(plan.param_arg(p, dynamic=True) for p in PARAMS))
+
+
+def test_a_label_the_function_does_arithmetic_on_starts_as_floats() -> None:
+    from playground.contract import source_info
+
+    source = "def step(x, y, labels):\n    return loss(labels, x) + tf.reduce_sum((x - y) ** 2)\n"
+    (info,) = source_info.functions(source)
+    st.session_state[keys.SOURCE] = source
+    try:
+        assert [plan.default_dtype(p, info) for p in info.params] == ["float32", "float32", "int32"]
+        assert plan.param_arg("y", dynamic=False, info=info) == "float32[3]"
+    finally:
+        st.session_state.pop(keys.SOURCE, None)
