@@ -15,7 +15,7 @@ from ..contract import i18n, reasons
 from ..contract.i18n import _, sentences
 from ..contract.job import FunctionReport, Report
 from ..contract.source_info import function_source
-from ..reports import hlo_passes, line_map, tables
+from ..reports import failure, hlo_passes, line_map, tables
 from ..reports.compare import Comparison
 
 # Each rule under `.tfp.tfp`: twice the class outranks the notebook's own output styles (JupyterLab
@@ -238,8 +238,15 @@ def report_html(report: Report, source: str, share_url: str = "") -> str:
     )
     parts = [f'<div class="tfp"><style>{_CSS}</style>', head]
     parts.append(_link(share_url))
+    for why in failure.explanations(report):  # why it failed, where we can say, before the error
+        where = _(" (line {line})").format(line=why.line) if why.line else ""
+        parts.append(
+            f"<p><b>{escape(_('why it failed{where}: {why}').format(where=where, why=why.text))}</b><br>"
+            f'<span class="tfp-fix">{escape(_("fix: {fix}").format(fix=why.fix))}</span></p>'
+        )
     if report.error is not None:
-        parts.append(_pre(report.error.traceback or f"{report.error.type}: {report.error.message}"))
+        raised = report.error.traceback or f"{report.error.type}: {report.error.message}"
+        parts.append(_pre(failure.collapse_blank_lines(raised)))
     if report.warnings:
         items = "".join(
             '<li><b>{}</b><br><span class="tfp-fix">{}</span></li>'.format(

@@ -10,6 +10,7 @@ import repo_paths
 
 from playground.cli import render_text
 from playground.contract.job import Report, Warning
+from playground.jupyter import view
 from playground.reports import failure, html_report
 
 DATA = repo_paths.DATA
@@ -57,7 +58,7 @@ def test_runs_of_blank_lines_collapse_to_one() -> None:
     assert "\n\n\n" in raised.message and "\n\n\n" not in failure.collapse_blank_lines(raised.message)
 
 
-def test_the_terminal_and_the_html_report_say_why_before_the_error() -> None:
+def test_the_terminal_the_html_report_and_the_notebook_say_why_before_the_error() -> None:
     report = recorded("numpy_jit")
     text = render_text.render(report)
     why = text.index("why it failed (line 7): XLA has no kernel")
@@ -65,3 +66,7 @@ def test_the_terminal_and_the_html_report_say_why_before_the_error() -> None:
     failed = dataclasses.replace(report, error=report.functions[0].calls[0].error)
     page = html_report.render(failed)
     assert page.index("XLA has no kernel") < page.index("<b>InvalidArgumentError</b>")
+    notebook = view.report_html(failed, "")
+    assert notebook.index("why it failed (line 7): XLA has no kernel") < notebook.index(
+        "Detected unsupported"
+    )
