@@ -240,10 +240,9 @@ def report_html(report: Report, source: str, share_url: str = "") -> str:
     parts.append(_link(share_url))
     for why in failure.explanations(report):  # why it failed, where we can say, before the error
         where = _(" (line {line})").format(line=why.line) if why.line else ""
-        parts.append(
-            f"<p><b>{escape(_('why it failed{where}: {why}').format(where=where, why=why.text))}</b><br>"
-            f'<span class="tfp-fix">{escape(_("fix: {fix}").format(fix=why.fix))}</span></p>'
-        )
+        said = _("why it failed{where}: {why}").format(where=where, why=why.text)
+        fix = _("fix: {fix}").format(fix=why.fix)
+        parts.append(f'<p><b>{escape(said)}</b><br><span class="tfp-fix">{escape(fix)}</span></p>')
     if report.error is not None:
         raised = report.error.traceback or f"{report.error.type}: {report.error.message}"
         parts.append(_pre(failure.collapse_blank_lines(raised)))
