@@ -333,7 +333,8 @@ def stop_button() -> None:
             on_click=stopped,
             type="primary",  # the one thing to press meanwhile; opaque over a phone's page
             width="stretch",
-            help=_("Stops the run: its worker is killed at once."),
+            # No tooltip: the mouse that pressed Run is over Stop, and the tooltip it opened
+            # stayed at the page's corner once Stop was hidden again.
         )
 
 

@@ -183,3 +183,69 @@ def test_a_bad_input_is_answered_in_view_and_the_code_is_kept(server, what, code
         if refused:  # the link next to Run brings the field, and its message, into view
             show.click()
             expect(page.locator("[id^=field-]").first).to_be_in_viewport()
+
+
+# docs/first-try.md's journey: a Keras 3 classifier's train step with int labels.
+CLASSIFIER = """import keras
+import tensorflow as tf
+
+model = keras.Sequential([keras.layers.Dense(16, activation="relu"), keras.layers.Dense(3)])
+loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+optimizer = keras.optimizers.SGD()
+
+
+def make_batch(n):
+    x = tf.random.normal([n, 4], seed=1)
+    y = tf.random.uniform([n], 0, 3, dtype=tf.int32, seed=2)
+    return x, y
+
+
+@tf.function
+def train_step(x, labels, lr=0.1):
+    optimizer.learning_rate.assign(lr)
+    with tf.GradientTape() as tape:
+        loss = loss_fn(labels, model(x))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+"""
+ONE_LINE = "float32[32,4], int32[32] in [0, 3)"
+DECAYING = "\n".join(f"*make_batch(32), lr={lr}" for lr in (0.1, 0.05, 0.01))
+
+
+def to_top(page) -> None:  # type: ignore[no-untyped-def]
+    """The page's top in view: Streamlit scrolls its main block, not the window."""
+    page.get_by_text("tf.function playground", exact=True).first.scroll_into_view_if_needed()
+    page.mouse.move(0, 0)  # no hover state or tooltip in the picture
+
+
+def test_a_classification_step_from_paste_to_fix(server) -> None:
+    """The journey docs/first-try.md walks, its screenshots taken here: labels typed in one line
+    run right on the first Run; a batch from the pasted code's own make_batch; a learning rate
+    that changes retraces, and the page's one-click fix brings the traces back down."""
+    with chromium_page(1400, 900) as page:
+        page.goto(server)
+        wait_idle(page)
+        type_code(page, CLASSIFIER)
+        leave_editor(page)
+        set_plan(page, ONE_LINE)
+        run_and_wait(page)
+        expect(page.get_by_text("Received a label value")).to_have_count(0)
+        assert traces_value(page) == "2"  # Keras makes its variables: two traces on the first call
+        to_top(page)
+        page.screenshot(path=str(SHOTS / "classify-1-one-line-1400x900.png"))
+
+        set_plan(page, DECAYING)
+        run_and_wait(page, 2)
+        assert traces_value(page) == "4"  # each new Python float traces again
+        page.get_by_role("tab", name="Problems").click()
+        apply = page.get_by_role("button", name=re.compile(r"^Apply: pass lr as tensors"))
+        apply.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "classify-2-advice-1400x900.png"))
+        apply.click()
+        expect(page.get_by_text("Run 3 · TensorFlow", exact=False)).to_be_visible(timeout=RUN_TIMEOUT_MS)
+        wait_idle(page)
+        assert traces_value(page) == "2"
+        expect(plan_box(page)).to_have_value(re.compile(r"^\*make_batch\(32\), lr=tf\.constant\(0\.1\)"))
+        to_top(page)
+        page.screenshot(path=str(SHOTS / "classify-3-fixed-1400x900.png"))

@@ -64,7 +64,7 @@ def wait_running(server: str, timeout_s: float = 60.0) -> None:
 
 def press_stop_and_check(page, server: str, shot: str) -> None:  # type: ignore[no-untyped-def]
     wait_running(server)
-    # Streamlit draws a button with a tooltip twice, one of them hidden: the visible one.
+    # The visible one: Streamlit draws a button twice where it has a tooltip (one hidden).
     stop = page.locator(".st-key-stop button:visible")
     expect(stop).to_be_visible(timeout=10_000)
     page.wait_for_timeout(1000)  # a second into the job: it is spinning, not starting
