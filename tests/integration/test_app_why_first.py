@@ -102,6 +102,7 @@ def test_a_saved_trace_report_shows_its_program_its_lines_and_the_html_reports_c
     assert not any(e.label.startswith(("About this example", "Based on example")) for e in app.expander)
     assert not any("pasted code could reach" in w.value for w in app.warning)
     assert any("ran in your own process" in shown(c.value) for c in app.caption)
+    assert not app.get("download_button")  # no notebook of code the report does not hold
     page_calls = int(next(m.value for m in app.metric if m.label == "Calls"))
     html = html_report.render(report)
     counted = re.search(r"<code>step</code></td><td class=\"n\">\d+</td><td class=\"n\">(\d+)</td>", html)

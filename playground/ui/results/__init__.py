@@ -296,7 +296,8 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
     else:
         environment_line(report, result.number, saved=bool(result.saved))
     summary(result)
-    notebook_download(result)
+    if not result.saved:  # a saved report has no code of this page to write out
+        notebook_download(result)
     claim_checks(result)
     function = pick_function(report)
     views = [
