@@ -15,6 +15,7 @@ from typing import Any
 
 from . import options, plan_fit, source_info, specs, versions
 from .config import Settings
+from .errors import PlaygroundError
 from .i18n import _
 from .job import Job
 from .options import FieldError, RunOptions
@@ -91,14 +92,9 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
         _hosted_limits(request, config)
     called = _called(request)
     for number, text in enumerate(request.calls):
-        field = f"calls[{number}]"
-        fill = plan_fit.placeholders(text, called)  # before the parser, which refuses "?" unnamed
-        if fill:
-            raise FieldError(field, fill)
-        call = _field(field, specs.parse_call, text, max_elements=config.max_tensor_elements)
-        problem = plan_fit.unfit(text, called, call)
+        problem = call_problem(text, called, config.max_tensor_elements)
         if problem:
-            raise FieldError(field, problem)
+            raise FieldError(f"calls[{number}]", problem)
     options.check(options.values_of(request))
     if request.timeout_s is not None and request.timeout_s <= 0:
         raise FieldError(
@@ -118,6 +114,20 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
         tf_version="" if chosen.default else chosen.version,
         **given,
     )
+
+
+def call_problem(text: str, called: source_info.FunctionInfo | None, max_elements: int) -> str:
+    """Why one line of the plan cannot run, as Run says it (the page says it as it is typed);
+    "" when it can: a "?" to fill in, a form the grammar cannot read, or arguments that do not
+    bind to the function."""
+    fill = plan_fit.placeholders(text, called)  # before the parser, which refuses "?" unnamed
+    if fill:
+        return fill
+    try:
+        call = specs.parse_call(text, max_elements=max_elements)
+    except PlaygroundError as error:
+        return str(error)
+    return plan_fit.unfit(text, called, call)
 
 
 def described(error: FieldError, calls: tuple[str, ...] | list[str]) -> str:

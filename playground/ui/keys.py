@@ -77,6 +77,7 @@ FIGURES = "_figures"  # ui.memo: each report's figures, built once
 RUN_ERROR = "_run_error"  # message of a run that produced no report
 RUN_ERROR_FIELD = "_run_error_field"  # the widget key of the field a refused run names
 FIELD_ERRORS = "_field_errors"  # {widget key: message} from validation
+FIELD_VALUES = "_field_values"  # {widget key: its value} when those errors were found
 LOADED_EXAMPLE = "_loaded_example"
 EDITOR_GENERATION = "_editor_generation"  # bumped when code arrives from outside the editor
 EDITOR_EVENT = "_editor_event"  # id of the editor event last applied

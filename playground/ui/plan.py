@@ -8,6 +8,7 @@ import dataclasses
 import streamlit as st
 
 from ..contract import i18n, job_request, plan_fit, source_info, specs
+from ..contract.config import Settings
 from ..contract.errors import SpecError
 from ..contract.i18n import _
 from ..contract.options import FieldError
@@ -98,13 +99,13 @@ def _rebuilt_note() -> None:
 
 
 def problems(lines: list[str], info: FunctionInfo | None) -> list[str]:
-    """What Run would refuse in the plan, said before it is pressed and as Run words it: a call
-    that does not fit the function, or a "?" still to fill in."""
-    if info is None or info.wrapped:
-        return []
-    unfit = [(number, plan_fit.unfit(line, info)) for number, line in enumerate(lines)]
+    """What Run would refuse in the plan, said as it is typed and as Run words it: a form the
+    grammar cannot read, a call that does not fit the function, or a "?" still to fill in."""
+    called = None if info is None or info.wrapped else info
+    cap = Settings.from_env().max_tensor_elements
+    found = [(number, job_request.call_problem(line, called, cap)) for number, line in enumerate(lines)]
     return [
-        job_request.described(FieldError(f"calls[{n}]", problem), lines) for n, problem in unfit if problem
+        job_request.described(FieldError(f"calls[{n}]", problem), lines) for n, problem in found if problem
     ]
 
 
@@ -183,10 +184,15 @@ def plan_text(info: FunctionInfo | None = None) -> None:
         ),
     )
     _rebuilt_note()
-    if st.session_state.get(keys.FIELD_ERRORS, {}).get(keys.CALLS):
-        show_error(keys.CALLS)  # the last Run's refusal, which names the same problem
-        return
-    for problem in problems(call_lines(str(st.session_state.get(keys.CALLS) or "")), info):
+    # Said as the plan is typed, not only at Run, and gone once it is fixed. The last Run's
+    # refusal stays only while the plan is as it was then, and is not said twice.
+    found = problems(call_lines(str(st.session_state.get(keys.CALLS) or "")), info)
+    refusal = field_error(keys.CALLS)
+    if refusal and refusal not in found:
+        show_error(keys.CALLS)
+    elif found:
+        st.html(f'<div id="{field_anchor(keys.CALLS)}"></div>')  # where "Show the field" leads
+    for problem in found:
         st.warning(md(problem))
 
 
@@ -195,8 +201,17 @@ def field_anchor(key: str) -> str:
     return f"field-{key}"
 
 
-def show_error(key: str) -> None:
+def field_error(key: str) -> str:
+    """The last Run's refusal of a field, while the field still holds what was refused."""
     message = st.session_state.get(keys.FIELD_ERRORS, {}).get(key)
+    refused = st.session_state.get(keys.FIELD_VALUES, {})
+    if message and key in refused and refused[key] != st.session_state.get(key):
+        return ""  # edited since: the message may describe a problem no longer there
+    return str(message or "")
+
+
+def show_error(key: str) -> None:
+    message = field_error(key)
     if message:
         st.html(f'<div id="{field_anchor(key)}"></div>')
         st.error(message)

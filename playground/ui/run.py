@@ -423,6 +423,7 @@ def _run(settings: Settings) -> None:
     before_fix = st.session_state.pop(keys.FIX_APPLIED, None)  # this run is the fix's, or none is
     job, errors = request.checked_job(values, settings, i18n.current())
     st.session_state[keys.FIELD_ERRORS] = errors
+    st.session_state[keys.FIELD_VALUES] = {key: st.session_state.get(key) for key in errors}
     st.session_state.pop(keys.RUN_ERROR, None)
     st.session_state.pop(keys.RUN_ERROR_FIELD, None)
     if job is None:

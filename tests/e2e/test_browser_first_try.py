@@ -249,3 +249,28 @@ def test_a_classification_step_from_paste_to_fix(server) -> None:
         expect(plan_box(page)).to_have_value(re.compile(r"^\*make_batch\(32\), lr=tf\.constant\(0\.1\)"))
         to_top(page)
         page.screenshot(path=str(SHOTS / "classify-3-fixed-1400x900.png"))
+
+
+def test_a_bad_form_is_named_as_it_is_typed_and_goes_once_fixed(server) -> None:
+    with chromium_page(1400, 900) as page:
+        page.goto(server)
+        wait_idle(page)
+        type_code(page, SQUARE)
+        leave_editor(page)
+        set_plan(page, "tf.ones(x)")  # no Run pressed
+        warning = page.get_by_text("tf.ones needs a shape such as [3]", exact=False)
+        expect(warning).to_be_visible()
+        set_plan(page, "tf.ones([3])")
+        expect(warning).to_have_count(0)
+        # A refusal at Run goes too, once its field is edited.
+        set_plan(page, "float32[3,x]")
+        page.locator(".st-key-run button").click()
+        wait_idle(page)
+        refused = page.get_by_text("malformed dim 'x'", exact=False)
+        expect(refused.first).to_be_visible()
+        set_plan(page, "float32[3]")
+        expect(
+            page.locator(".st-key-calls").locator("..").get_by_text("malformed dim", exact=False)
+        ).to_have_count(0)
+        run_and_wait(page)
+        expect(refused).to_have_count(0)
