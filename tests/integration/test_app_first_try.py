@@ -132,8 +132,11 @@ def test_a_run_that_ends_in_error_opens_on_the_error_and_says_it_whole(app) -> N
     app.text_area(key=keys.CALLS).input("float32[3]").run()
     app.button(key=keys.RUN).click().run()
     assert app.session_state[keys.RESULT_TAB] == "Problems"
-    assert "**AttributeError** in call 1, line 5:" in texts(app, "markdown")
-    whole = next(c.value for c in app.code if c.value.startswith("in user code:"))
+    # Why first (the pitfall that names the cause), then the error as raised, whole, folded.
+    assert any(m.startswith("**Why it failed** (line 5): .numpy() in bad") for m in texts(app, "markdown"))
+    folded = next(e for e in app.expander if e.label.startswith("The error as raised"))
+    assert shown(folded.label) == "The error as raised: **AttributeError** in call 1, line 5"
+    whole = next(c.value for c in folded.code if c.value.startswith("in user code:"))
     assert "y = x.numpy()" in whole and "'SymbolicTensor' object has no attribute 'numpy'" in whole
 
 
