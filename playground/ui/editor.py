@@ -73,7 +73,10 @@ def gallery_panel() -> None:
     shown = state.result()
     if example is None or (shown is not None and shown.saved):
         return
-    edited = st.session_state.get(keys.SOURCE) != example.source
+    source = str(st.session_state.get(keys.SOURCE) or "")
+    edited = source != example.source
+    if edited and not based_on(example, source):
+        return  # code of the person's own: the example's story is not about it
     name = _(example.title)
     title = (_("Based on example: {title} (edited)") if edited else _("About this example: {title}")).format(
         title=name
@@ -88,6 +91,16 @@ def gallery_panel() -> None:
                 _("Fixed version: {slug}").format(slug=f"`{example.fixed_by}`")
                 + (f" ({_(fixed.title)})" if fixed else "")
             )
+
+
+def based_on(example: gallery.Example, source: str) -> bool:
+    """Whether edited code is still that example's: its entry function is still defined, or
+    (a script) at least half of its lines are still there (a set: linear in the text)."""
+    if example.function:
+        return f"def {example.function.split('.')[-1]}(" in source
+    ours = [line.strip() for line in example.source.splitlines() if line.strip()]
+    theirs = {line.strip() for line in source.splitlines()}
+    return bool(ours) and sum(line in theirs for line in ours) >= len(ours) / 2
 
 
 def keep_source() -> None:
