@@ -124,6 +124,9 @@ def record_trace_program() -> None:
 
 
 if __name__ == "__main__":
+    from playground.engine import frames
+
+    frames.hide_caller(__file__)  # TF's op stacks would name this script in the recordings
     if "trace_program" in sys.argv[1:]:
         record_trace_program()
     for name, job in JOBS.items():
