@@ -76,7 +76,9 @@ def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
 def _bounded(report: Report, limits: dict) -> Report:
     """The host's own output cap on what the job printed (the engine's cap is the job's to
     skip): the script's output, the module-level code's and each call's, cut to `output_bytes`
-    characters; a count below zero, which no run makes, is dropped."""
+    characters; a count below zero, which no run makes, is dropped; and no saved trace-mode
+    document (`Report.trace`), which only a file opened in the page may carry: a job that sends
+    one is lying about where it ran."""
     cap = int(limits.get("output_bytes") or Settings.output_cap_bytes)
     note = "\n" + _("[output cut at {n} bytes]").format(n=cap)
 
@@ -95,7 +97,9 @@ def _bounded(report: Report, limits: dict) -> Report:
             calls=_count(module.calls),
             traces=_count(module.traces),
         )
-    return dataclasses.replace(report, stdout=cut(report.stdout), functions=functions, module=module)
+    return dataclasses.replace(
+        report, stdout=cut(report.stdout), functions=functions, module=module, trace=None
+    )
 
 
 def _count(n: int | None) -> int | None:

@@ -84,3 +84,13 @@ def test_a_count_no_run_can_make_is_dropped_and_the_rest_kept() -> None:
     report = dataclasses.replace(REPORT, module=dataclasses.replace(MODULE, calls=-3, traces=4))
     module = finish(Outcome(report=report), LIMITS, 20.0).module
     assert module == dataclasses.replace(MODULE, calls=None, traces=4)
+
+
+def test_a_job_that_claims_to_be_a_saved_trace_report_is_not_taken_at_its_word() -> None:
+    """Report.trace says 'ran in your own process, no sandbox': only a file opened in the page
+    may carry it, never a sandboxed job's report."""
+    from playground.contract.job import SourceLine, TraceRun
+
+    forged = TraceRun("train.py", [SourceLine("train.py", 1, "import os")])
+    report = finish(Outcome(report=dataclasses.replace(REPORT, trace=forged)), LIMITS, 20.0)
+    assert report.trace is None and report.module == MODULE
