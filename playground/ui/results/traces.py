@@ -81,6 +81,8 @@ def libraries(functions: list[FunctionReport]) -> None:
 def own(function: FunctionReport, shared_count: str = "") -> None:
     """shared_count: why TF's warning counts more calls than the plan made, if it does."""
     st.dataframe(timeline_rows(function), hide_index=True, width="stretch")
+    if function.calls_not_listed:  # a saved trace report lists the calls that traced, counts all
+        st.caption(_("{n} call(s) reused a trace and are not listed").format(n=function.calls_not_listed))
     st.plotly_chart(memo.figure(tracing_figure, function), key=keys.TRACE_CHART, width="stretch")
     for warning in function.retracing_warnings:
         st.warning(_("TensorFlow's own retracing warning fired:") + "\n\n" + markdown_literal(warning))
