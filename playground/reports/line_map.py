@@ -104,4 +104,7 @@ _CSS = (
     "text-indent:-2.6em;box-sizing:border-box}"
     ".lm-num{display:inline-block;width:2.6em;text-indent:0;color:#999;user-select:none}"
     ".lm-selected{outline:2px solid #d62728;outline-offset:-2px}"
+    # A phone: side by side, each pane was a column of 12 characters; one above the other.
+    "@media (max-width:640px){.lm{flex-direction:column;align-items:stretch}"
+    ".lm .lm-pane{flex:0 0 auto;max-width:none}}"
 )

@@ -27,6 +27,8 @@ from . import (
 
 # Copies the popover's link when it opens (static text: the page's CSP allows it by hash).
 SHARE_SCRIPT = (pathlib.Path(__file__).with_name("share_copy.js")).read_text()
+# On a phone, brings the results into view after a Run (static text, allowed by hash).
+RUN_SCROLL_SCRIPT = (pathlib.Path(__file__).with_name("run_scroll.js")).read_text()
 
 
 def share_button() -> None:
@@ -48,7 +50,8 @@ def share_button() -> None:
 
 
 # Code belongs in a monospace font; Streamlit's text areas default to the body font. The title
-# breaks only between words: on a phone "演练场" broke as "演练 / 场".
+# breaks only between words: on a phone "演练场" broke as "演练 / 场". On a phone the results'
+# tabs wrap: in one row, "Problems" was past the screen's edge.
 CSS = """<style>
 .st-key-source textarea, .st-key-calls textarea, .st-key-signature input
 {font-family: "Source Code Pro", ui-monospace, monospace; font-size: 0.85rem;}
@@ -61,6 +64,7 @@ body[data-share-copied] .pg-copied {display: block;}
   .st-key-example_about [data-testid="stExpanderDetails"] {max-height: 6rem; overflow-y: auto;}
   .st-key-run {position: fixed; left: 1rem; right: 1rem; bottom: 0.75rem; width: auto !important;
                z-index: 1000;}
+  [data-testid="stTabs"] [role="tablist"] {flex-wrap: wrap; row-gap: 0.25rem; overflow-x: visible;}
 }
 </style>"""
 
@@ -68,7 +72,7 @@ body[data-share-copied] .pg-copied {display: block;}
 def inline_scripts() -> tuple[str, ...]:
     """The text of every inline script the page draws (st.html): the Content-Security-Policy
     allows these, by hash, and no other (front_door/page_headers.py, app.py)."""
-    return (presenter.KEYS_SCRIPT, editor.PUSH_MARKS, SHARE_SCRIPT)
+    return (presenter.KEYS_SCRIPT, editor.PUSH_MARKS, SHARE_SCRIPT, RUN_SCROLL_SCRIPT)
 
 
 def main() -> None:
@@ -82,6 +86,7 @@ def main() -> None:
     editor.keep_source()
     run.warm()
     st.html(CSS)
+    st.html(f"<script>{RUN_SCROLL_SCRIPT}</script>", unsafe_allow_javascript=True)
     head, toggle = st.columns([5, 1], vertical_alignment="center")
     with toggle:
         language.toggle()

@@ -70,6 +70,20 @@ def comes_into_view(page, element, timeout_s: float = 15.0) -> bool:
     return True
 
 
+def main_scroll(page) -> int:
+    """How far the page is scrolled (Streamlit scrolls its main area, not the window)."""
+    return page.evaluate("() => Math.round(document.querySelector('[data-testid=stMain]').scrollTop)")
+
+
+def scroll_ends(page, timeout_s: float = 10.0) -> None:
+    """Until the page stays where it is for 0.2 s (a smooth scroll has ended)."""
+    deadline, last = time.monotonic() + timeout_s, None
+    while (now := main_scroll(page)) != last:
+        assert time.monotonic() < deadline, "the page never stopped scrolling"
+        last = now
+        page.wait_for_timeout(200)
+
+
 def plan_box(page):
     return page.locator(".st-key-calls textarea")
 
@@ -80,21 +94,28 @@ def set_plan(page, text: str) -> None:
     wait_idle(page)
 
 
-def paste_and_run(page, server: str) -> None:
-    """The first try: paste the train step, press Run with the plan the page made."""
+def paste_and_run(page, server: str) -> int:
+    """The first try: paste the train step, press Run with the plan the page made. Returns how
+    far the page was scrolled as Run was pressed."""
     page.goto(server)
     wait_idle(page)
     type_code(page, TRAIN_STEP)
     leave_editor(page)
     # The plan follows the pasted function: its annotations and defaults, no edit needed.
     expect(plan_box(page)).to_have_value("float32[2,3], float32[2,3], lr=0.01, step=0")
+    scrolled = main_scroll(page)
     run_and_wait(page)
     assert traces_value(page) == "2"  # Keras builds its weights: two traces on the first call
+    return scrolled
 
 
 def test_the_ml_engineers_journey_from_paste_to_the_fix(server) -> None:
     with chromium_page(1400, 900) as page:
-        paste_and_run(page, server)
+        scrolled = paste_and_run(page, server)
+        # A wide screen shows the results beside the inputs: a Run leaves the page where it is
+        # (the phone's scroll to the results, run_scroll.js, starts 0.4 s after the run).
+        page.wait_for_timeout(1500)
+        assert main_scroll(page) == scrolled
         page.get_by_role("tab", name="Traces").click()
         # The data grid draws on a canvas; its cells are there for screen readers.
         expect(page.locator("[role=gridcell]", has_text=re.compile("^traced 2 times$"))).to_have_count(1)
@@ -135,6 +156,27 @@ def test_the_journey_on_a_phone(server) -> None:
         assert comes_into_view(page, first_line)  # in Ace's frame: the observer would measure the frame
         page.screenshot(path=str(SHOTS / "first-screen-phone-390x844.png"))
         paste_and_run(page, server)
+        # The results are far below the inputs: the Run brings their top into view by itself.
+        assert comes_into_view(page, page.get_by_text(re.compile(r"^Run 1 · TensorFlow")))
+        scroll_ends(page)  # smoothly: the picture once it stops
+        page.screenshot(path=str(SHOTS / "first-try-phone-results-390x844.png"))
+        # Every tab of the results within the screen's width (in one row, Problems was past it).
+        tabs = page.locator(".st-key-result_tab [role=tab]")
+        assert tabs.count() >= 6
+        for box in (tabs.nth(i).bounding_box() for i in range(tabs.count())):
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        tabs.first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "first-try-phone-tabs-390x844.png"))
+        # The code beside its conversion: one pane above the other, each the screen's width.
+        page.get_by_role("tab", name="Converted code").click()
+        wait_idle(page)
+        source, converted = page.locator(".lm-source"), page.locator(".lm-converted")
+        expect(converted).to_be_visible()
+        above, below = source.bounding_box(), converted.bounding_box()
+        assert above["y"] + above["height"] <= below["y"], (above, below)
+        assert min(above["width"], below["width"]) > 300, (above, below)
+        source.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "first-try-phone-converted-390x844.png"))
         page.mouse.wheel(0, 2000)  # down into the results: Run stays in reach
         expect(run).to_be_in_viewport(ratio=1)
         page.screenshot(path=str(SHOTS / "first-try-phone-390x844.png"))
