@@ -35,6 +35,13 @@ CSS = f"""<style>
 .st-key-{STAGE} [data-testid="stPlotlyChart"] .main-svg .gtitle {{font-size: 19px !important;}}
 .st-key-{HEADER} p, .st-key-{HEADER} li {{font-size: 1.3rem;}}
 .st-key-{HEADER} h3 {{font-size: 2rem;}}
+/* Streamlit scrolls a tab into view (block "nearest") when it opens: a step to an example with
+   its own tab scrolled the stage 190 px at 1280x720, Previous / Next out of view. A tab counts
+   as in view up and down; it still scrolls sideways within its row. */
+.st-key-{STAGE} [role="tab"] {{scroll-margin-block: -100000px;}}
+/* Stop's hidden bar (ui/run.py) left its empty wrapper above Run: a gap that put Run 16 px
+   below Previous and Next */
+.st-key-{STAGE} [data-testid="stLayoutWrapper"]:has(> .st-key-stop_bar) {{display: contents;}}
 /* a projector: no page chrome (Streamlit's top bar and its menu; the toggle turns it back) */
 [data-testid="stMainBlockContainer"] {{padding-top: 1rem;}}
 [data-testid="stHeader"], [data-testid="stToolbar"] {{display: none;}}
@@ -97,8 +104,13 @@ class Stage:
 
 
 def _controls(slug: str) -> DeltaGenerator:
-    """Previous, where we are, Next, and a slot for the Run button; returns the slot."""
-    previous, where, following, run_area = st.columns([2, 3, 2, 3], vertical_alignment="center")
+    """Previous, where we are, Next, and a slot for the Run button; returns the slot.
+
+    The row stays put from step to step: it comes before the header (whose claim and checks
+    take 150 to 230 px, example by example), its buttons sit at its top (the run's status
+    under Run grows the row downward), and the buttons carry no tooltip (Next's, drawn above
+    it, covered the claim); the keys are named in the caption instead."""
+    previous, where, following, run_area = st.columns([2, 3, 2, 3], vertical_alignment="top")
     previous.button(
         _("◀ Previous"),
         key=keys.PRESENT_PREVIOUS,
@@ -106,7 +118,6 @@ def _controls(slug: str) -> DeltaGenerator:
         args=(-1,),
         disabled=article.neighbour(slug, -1) is None,
         width="stretch",
-        help=_("The previous example in the article's order (← or PageUp)."),
     )
     following.button(
         _("Next ▶"),
@@ -115,13 +126,14 @@ def _controls(slug: str) -> DeltaGenerator:
         args=(1,),
         disabled=article.neighbour(slug, 1) is None,
         width="stretch",
-        help=_("The next example in the article's order, run at once (→ or PageDown)."),
     )
     if slug in article.ORDER:
         where.caption(
             _("Example {position} of {count}: `{slug}`").format(
                 position=article.ORDER.index(slug) + 1, count=len(article.ORDER), slug=slug
             )
+            + "  \n"
+            + _("← → or PageUp / PageDown: step and run")
         )
     st.html(f"<script>{KEYS_SCRIPT}</script>", unsafe_allow_javascript=True)
     return run_area
@@ -139,14 +151,17 @@ def stage(top_row: DeltaGenerator) -> Stage | None:
     slug = str(st.session_state.get(keys.EXAMPLE) or "")
     _request_owed_run(slug)
     with st.container(key=STAGE):
+        run_area = _controls(slug)  # first: the header's height changes from step to step
         top = st.container(key=HEADER)
-        run_area = _controls(slug)
         code, results = st.columns([5, 6], gap="large")
-        code.code(st.session_state.get(keys.SOURCE, ""), language="python", line_numbers=True)
+        # Wrapped: on a projector a line cut at the box's edge cannot be scrolled to.
+        code.code(
+            st.session_state.get(keys.SOURCE, ""), language="python", line_numbers=True, wrap_lines=True
+        )
         plan = str(st.session_state.get(keys.CALLS) or "").strip()
         if plan and st.session_state.get(keys.FUNCTION):  # the calls are the point (n = 1, 2, 3)
             code.caption(_("Call plan: one call per line"))
-            code.code(plan, language="text")
+            code.code(plan, language="text", wrap_lines=True)
     inputs = st.expander(_("Inputs: the code editor, the call plan and the options"), expanded=False)
     return Stage(header=top, run_area=run_area, results=results, inputs=inputs)
 
