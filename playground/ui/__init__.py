@@ -50,12 +50,15 @@ def share_button() -> None:
 
 
 # Code belongs in a monospace font; Streamlit's text areas default to the body font. The title
-# breaks only between words: on a phone "演练场" broke as "演练 / 场". On a phone the results'
-# tabs wrap: in one row, "Problems" was past the screen's edge.
+# breaks only between words: on a phone "演练场" broke as "演练 / 场". A code view wider than its
+# box scrolls, and shows its scroll bar: Streamlit's is transparent until hovered, so a long
+# line looked cut at the edge. On a phone the results' tabs wrap: in one row, "Problems" was
+# past the screen's edge.
 CSS = """<style>
 .st-key-source textarea, .st-key-calls textarea, .st-key-signature input
 {font-family: "Source Code Pro", ui-monospace, monospace; font-size: 0.85rem;}
 h1 {word-break: keep-all;}
+[data-testid="stCode"] pre {scrollbar-color: rgba(128, 128, 128, 0.6) transparent;}
 .pg-copied {display: none; color: #1b7f3b; margin: 0;}
 body[data-share-copied] .pg-copied {display: block;}
 @media (max-width: 640px) {  /* a phone: the code and Run on the first screen */

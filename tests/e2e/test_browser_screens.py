@@ -1,7 +1,7 @@
 """The screens a room and a phone see (issue 42), in Debian's Chromium: the first screen at
 1400x900 with a result before any Run and every line of the code views readable, presenter
 mode at 1280x720 with the code, the call plan and the result on one screen, in both languages,
-and the screenshots in SHOTS, looked at. (Every time axis with its unit on each tick: the
+every code view wrapped or visibly scrolled, and the screenshots in SHOTS, looked at. (Every time axis with its unit on each tick: the
 timing test in test_browser.py.)"""
 
 from __future__ import annotations
@@ -11,7 +11,14 @@ import re
 
 import pytest
 import repo_paths
-from browser_support import IDLE, SHOTS, USES_CHROMIUM, chromium_page, server, wait_idle  # noqa: F401 - fixture
+from browser_support import (  # noqa: F401 - fixture
+    IDLE,
+    SHOTS,
+    USES_CHROMIUM,
+    chromium_page,
+    server,
+    wait_idle,
+)
 
 from playground import gallery
 from playground.contract import i18n
@@ -170,3 +177,61 @@ def test_the_pass_views_of_the_passes_walkthrough(server) -> None:
     if UPDATE_DOCS:
         for name in ("grappler", "xla"):
             (DOCS / f"passes-{name}.png").write_bytes((SHOTS / f"passes-{name}-1400x900.png").read_bytes())
+
+
+def cut_code(page) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every code block (st.code) wider than its box whose scroll bar is not drawn: a line cut
+    at the edge with nothing to say so (Streamlit's bar is transparent until hovered)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid=stCode] pre')]
+          .filter(pre => {
+            const style = getComputedStyle(pre);
+            return pre.scrollWidth > pre.clientWidth + 1 && (style.overflowX === 'hidden' ||
+              /^(transparent|rgba\\(0, 0, 0, 0\\))/.test(style.scrollbarColor));
+          })
+          .map(pre => pre.textContent.slice(0, 60))"""
+    )
+
+
+def wrapped(locator) -> bool:  # type: ignore[no-untyped-def]
+    """The code block's lines all fit its box: the long ones go on below, none scrolls."""
+    return bool(locator.locator("pre").evaluate("pre => pre.scrollWidth <= pre.clientWidth + 1"))
+
+
+def test_every_code_view_wraps_or_scrolls_visibly(server) -> None:
+    """The presenter's code, the converted code's diff and XLA's HLO wrap their long lines; any
+    other code block that scrolls shows its scroll bar."""
+    with chromium_page(1400, 900) as page:
+        slug = widest(1)[0]
+        page.goto(f"{server}/?example={slug}&present=1")
+        stage_code = page.locator(".st-key-presenter_stage [data-testid='stCode']").first
+        expect(stage_code).to_be_visible()
+        page.wait_for_selector(IDLE)
+        assert wrapped(stage_code), slug
+        assert cut_code(page) == [], slug
+        stage_code.screenshot(path=str(SHOTS / "presenter-code-wrapped-1400x900.png"))
+
+        slug = widest_converted(1)[0]
+        page.goto(f"{server}/?example={slug}")
+        wait_idle(page)
+        open_tab(page, "Converted code", "en")
+        changed = page.get_by_test_id("stExpander").filter(has_text="What changed")
+        changed.locator("summary").click()
+        diff = changed.get_by_test_id("stCode")
+        expect(diff).to_be_visible()
+        assert wrapped(diff), slug
+        assert cut_code(page) == [], slug
+        shoot(diff, "converted-diff-wrapped-1400x900.png")
+
+        page.goto(f"{server}/?example=xla")
+        wait_idle(page)
+        open_tab(page, "Graph", "en")
+        hlo = page.get_by_test_id("stExpander").filter(has_text="XLA HLO (jit_compile=True)")
+        hlo.locator("summary").first.click()
+        text = hlo.get_by_test_id("stCode").first
+        expect(text).to_be_visible()
+        assert text.evaluate("e => e.textContent.split('\\n').some(line => line.length > 100)")  # long
+        assert wrapped(text)
+        assert cut_code(page) == []
+        text.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(SHOTS / "hlo-wrapped-1400x900.png"))

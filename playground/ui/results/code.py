@@ -40,7 +40,7 @@ def render(result: Result, function: FunctionReport | None, wide: DeltaGenerator
         return False
     original, first_line = function_source(result.job.source, function.name)
     if not function.converted_code:
-        st.code(original, language="python", line_numbers=True)
+        st.code(original, language="python", line_numbers=True, wrap_lines=True)
         st.info(
             markdown_literal(function.conversion_note)
             if function.conversion_note
@@ -93,7 +93,7 @@ def render(result: Result, function: FunctionReport | None, wide: DeltaGenerator
                 "(ag__.ld) and the FunctionScope/return wrapper are not counted as changes."
             )
         )
-        st.code(result_diff.text, language="diff")
+        st.code(result_diff.text, language="diff", wrap_lines=True)
     if function.conversion_note:
         st.caption(markdown_literal(function.conversion_note))
     return wide is not None

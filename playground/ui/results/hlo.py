@@ -32,7 +32,7 @@ def render(function: FunctionReport, jit_compile: bool = False) -> None:
             st.caption(_("Turn on jit_compile to see the XLA HLO."))
         return
     with st.expander(_("XLA HLO (jit_compile=True)")):
-        st.code(function.hlo, language="text")
+        st.code(function.hlo, language="text", wrap_lines=True)
     passes = function.hlo_passes
     if not passes:
         if function.xla_cost is None:  # asked for, a process without XLA's dump has no passes
