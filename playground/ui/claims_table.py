@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from ..contract.i18n import _, _p
 from ..reports.claims import ClaimTable
 from . import folded, keys
+
+if TYPE_CHECKING:  # what st.column_config.* returns; Streamlit exports it under no public name
+    from streamlit.elements.lib.column_types import ColumnConfig
 
 RECORDED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "gallery", "claims_by_version.json")
 
@@ -61,4 +65,27 @@ def claims_panel(example: str) -> None:
                 changed=len(changed), total=len(table.rows)
             )
         )
-        st.dataframe(rows(table, example if only else ""), hide_index=True, width="stretch")
+        order, widths = columns(table, every_example=not only)
+        st.dataframe(
+            rows(table, example if only else ""),
+            hide_index=True,
+            width="stretch",
+            column_order=order,
+            column_config=widths,
+        )
+
+
+def columns(table: ClaimTable, every_example: bool) -> tuple[list[str], dict[str, ColumnConfig]]:
+    """The order the table shows its columns in, and their widths. The panel is the inputs'
+    column, about 490 px at 1400x900: the versions' verdicts come right after the check, each
+    as wide as "holds: reported", so that all of them are in view; what was expected and what
+    changed follow, a scroll away. One example's table leaves out its example column (the
+    same slug on every row)."""
+    versions = [f"TF {version}" for version in table.versions]
+    order = [_("check"), *versions, _("expected"), _("changed between")]
+    widths: dict[str, ColumnConfig] = {_("check"): st.column_config.TextColumn(width=140, pinned=True)}
+    widths.update({name: st.column_config.TextColumn(width=105) for name in versions})
+    if every_example:
+        order.insert(0, _("example"))
+        widths[_("example")] = st.column_config.TextColumn(width=120, pinned=True)
+    return order, widths

@@ -1,7 +1,8 @@
 """The screens a room and a phone see (issue 42), in Debian's Chromium: the first screen at
 1400x900 with a result before any Run and every line of the code views readable, presenter
 mode at 1280x720 with the code, the call plan and the result on one screen, in both languages,
-every code view wrapped or visibly scrolled, and the screenshots in SHOTS, looked at. (Every time axis with its unit on each tick: the
+every code view wrapped or visibly scrolled, the claims table's verdicts in view, and the
+screenshots in SHOTS, looked at. (Every time axis with its unit on each tick: the
 timing test in test_browser.py.)"""
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from browser_support import (  # noqa: F401 - fixture
     SHOTS,
     USES_CHROMIUM,
     chromium_page,
+    open_panel,
     server,
+    wait_for_js,
     wait_idle,
 )
 
@@ -235,3 +238,34 @@ def test_every_code_view_wraps_or_scrolls_visibly(server) -> None:
         assert cut_code(page) == []
         text.evaluate("e => e.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(SHOTS / "hlo-wrapped-1400x900.png"))
+
+
+def test_the_claims_tables_verdicts_are_in_view_at_1400x900(server) -> None:
+    """The claims x versions panel, at the bottom of the inputs (about 490 px wide): every
+    version's verdict in view without scrolling the table; the last one was cut off."""
+    from playground.ui import claims_table
+
+    table = claims_table.recorded()
+    assert table is not None and len(table.versions) >= 3
+    with chromium_page(1400, 900) as page:
+        page.goto(server)
+        wait_idle(page)
+        open_panel(page, "claims_panel")
+        panel = page.locator(".st-key-claims_panel")
+        frame = panel.get_by_test_id("stDataFrame")
+        frame.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.screenshot(path=str(SHOTS / "claims-table-1400x900.png"))
+        # The grid draws on a canvas. Its accessible table names the columns near the view
+        # (one past its edge too), by position; a click in the first row, at the table's right
+        # edge, focuses the cell of the column that is there.
+        headers = panel.locator("[role=columnheader]")
+        expect(headers.filter(has_text="check")).to_have_count(1)
+        names = {int(h.get_attribute("aria-colindex")): h.text_content() for h in headers.all()}
+        verdicts = [index for index, name in names.items() if name.startswith("TF ")]
+        assert len(verdicts) == len(table.versions), names
+        box = frame.bounding_box()
+        page.mouse.click(box["x"] + box["width"] - 8, box["y"] + 52)  # the header is 35 px high
+        focused = "document.activeElement && document.activeElement.getAttribute('aria-colindex')"
+        wait_for_js(page, f"!!({focused})", 10_000)
+        at_edge = int(page.evaluate(f"() => {focused}"))
+        assert at_edge > max(verdicts), (names, at_edge)
