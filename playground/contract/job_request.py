@@ -88,6 +88,9 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
     are the CLI's: the spec grammar's parsers, the installed versions. `hosted`: also the limits
     a hosted playground sets for everyone (the page's: code size, calls, budget, timeout)."""
     check_text(request.source)
+    deep = source_info.nesting_problem(request.source)
+    if deep:
+        raise FieldError("source", deep)
     if hosted:
         _hosted_limits(request, config)
     called = _called(request)

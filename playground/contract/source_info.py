@@ -90,11 +90,59 @@ def _tensor_spec(node: ast.expr) -> str | None:
     return f"{name}[{','.join(dims)}]"
 
 
+# Levels of the syntax tree the host reads (brackets, operators, blocks). Python's own
+# recursion (its parser, ast.unparse, the compiler) fails some hundreds of levels down with no
+# line to show: a default 600 unary minuses deep broke the page and the API. Real code nests a
+# few dozen levels.
+MAX_NESTING = 150
+
+
+class TooDeep(ValueError):
+    """Code nested deeper than the host reads; its message names the line."""
+
+
+def parse(source: str) -> ast.Module:
+    """ast.parse, and a tree no deeper than MAX_NESTING (TooDeep otherwise). SyntaxError and
+    ValueError (a null byte) pass through as ast.parse raises them."""
+    try:
+        tree = ast.parse(source)
+    except (RecursionError, MemoryError):
+        raise TooDeep(
+            _(
+                "the code is nested too deeply for Python to read it; the playground reads at most {limit} levels"
+            ).format(limit=MAX_NESTING)
+        ) from None
+    stack: list[tuple[ast.AST, int, int]] = [(tree, 0, 1)]  # iterative: no recursion of our own
+    while stack:
+        node, depth, line = stack.pop()
+        line = getattr(node, "lineno", line)
+        if depth > MAX_NESTING:
+            raise TooDeep(
+                _(
+                    "line {line}: the code is nested more than {limit} levels deep (brackets, operators or blocks)"
+                ).format(line=line, limit=MAX_NESTING)
+            )
+        stack.extend((child, depth + 1, line) for child in ast.iter_child_nodes(node))
+    return tree
+
+
+def nesting_problem(source: str) -> str:
+    """Why the host will not read this code (nested too deep), or "" (a syntax error is the
+    run's to report, at its line)."""
+    try:
+        parse(source)
+    except TooDeep as error:
+        return str(error)
+    except (SyntaxError, ValueError):
+        return ""
+    return ""
+
+
 def functions(source: str) -> list[FunctionInfo]:
     """Top-level functions, plus methods of top-level classes as Class.method."""
     try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):  # ValueError: a null byte in the pasted text
+        tree = parse(source)
+    except (SyntaxError, ValueError):  # ValueError: a null byte in the pasted text; TooDeep
         return []
     found: list[FunctionInfo] = []
 
@@ -158,7 +206,9 @@ def default_function(infos: list[FunctionInfo]) -> str:
 
 def syntax_error(source: str) -> str:
     try:
-        ast.parse(source)
+        parse(source)
+    except TooDeep as error:
+        return str(error)
     except SyntaxError as error:
         return _("line {line}: {message}").format(line=error.lineno, message=error.msg)
     except ValueError:

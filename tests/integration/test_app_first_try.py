@@ -195,3 +195,19 @@ def test_the_shape_fixes_are_one_click_each_and_the_count_falls(app) -> None:
     assert submitted()[-1].reduce_retracing is True
     traces = next(m for m in app.metric if m.label == "Traces")
     assert (traces.value, traces.delta) == ("2", "-2 vs run 2")
+
+
+def test_a_share_link_of_code_nested_too_deep_draws_the_page_and_names_it(app: AppTest) -> None:
+    """A link whose code is a default 600 levels deep: the page is drawn with the code kept, the
+    sentence names the line, and Run refuses it in words (it raised RecursionError here)."""
+    from playground.contract import share_link
+
+    deep = "import tensorflow as tf\n\n\ndef f(x=" + "-" * 600 + "1):\n    return x\n"
+    app.query_params.update(share_link.input_params(source=deep, function="f", calls="1", values={}))
+    app.run()
+    assert not app.exception
+    assert app.text_area(key=keys.SOURCE).value == deep
+    assert any("line 4: the code is nested more than 150 levels deep" in shown(e.value) for e in app.error)
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception and not submitted()
+    assert any("Not run" in shown(e.value) and "nested" in shown(e.value) for e in app.error)

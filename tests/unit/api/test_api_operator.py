@@ -165,3 +165,22 @@ def test_a_host_name_in_the_setting_allows_the_address_it_resolves_to(peer, sett
 
     assert asyncio.run(named(peer, setting)) is allowed
     assert "10.0.0.0/8" not in hosts(setting)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(x=" + "-" * 600 + "1):\n    return x\n",  # a default 600 levels deep
+        "def f(x: " + ".".join(["a"] * 600) + "):\n    return x\n",  # an annotation
+        "x = " + "-" * 5000 + "1\n",  # a statement Python's own parser cannot read
+    ],
+    ids=["default", "annotation", "statement"],
+)
+def test_code_nested_too_deep_is_a_400_that_names_it_never_a_500(server, source):
+    server.left = None  # warm: the request goes as far as reading the code
+    status, _headers, body = call(
+        "POST", "/api/v1/analyze", json.dumps({"source": source, "function": "f"}).encode()
+    )
+    assert status == 400, body
+    assert "nested" in body["error"]["message"] and "150" in body["error"]["message"]
+    assert server.jobs == 0
