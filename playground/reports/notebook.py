@@ -283,15 +283,32 @@ def code_of(name: str, data: bytes) -> Opened:
     dropped: list[str] = []
     if not name.lower().endswith(".ipynb"):
         return Opened(_strip_lines(text, dropped).rstrip("\n") + "\n", dropped)
+    not_a_notebook = _("the file is not a Jupyter notebook")
     try:
         nb = nbformat.reads(text, as_version=4)
-    except (json.JSONDecodeError, nbformat.reader.NotJSONError, KeyError, ValueError, AttributeError):
-        raise ValueError(_("the file is not a Jupyter notebook")) from None
+    except (
+        json.JSONDecodeError,
+        nbformat.reader.NotJSONError,
+        KeyError,
+        ValueError,
+        AttributeError,
+        TypeError,
+    ):
+        raise ValueError(not_a_notebook) from None
+    except RecursionError:  # JSON nested thousands deep: json's decoder recurses
+        raise ValueError(_("the file is not a Jupyter notebook: it is nested too deeply to read")) from None
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise ValueError(not_a_notebook)
     chunks = []
-    for cell in nb.cells:
-        if cell.get("cell_type") != "code":
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        body = str(cell.get("source", ""))
+        body = cell.get("source", "")
+        if isinstance(body, list) and all(isinstance(line, str) for line in body):
+            body = "".join(body)  # the file's own form; nbformat joins it when it validates
+        if not isinstance(body, str):
+            raise ValueError(_("the file is not a Jupyter notebook: a code cell's source is not text"))
         first = body.lstrip().split("\n", 1)[0].strip()
         if first.startswith("%%") and not first.startswith(_PYTHON_CELL_MAGICS):
             dropped.append(_("a {magic} cell").format(magic=first.split()[0]))

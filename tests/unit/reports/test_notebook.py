@@ -192,3 +192,21 @@ def test_the_new_forms_and_the_codes_own_arguments_run_in_plain_tensorflow(tmp_p
     done = run_cells(tmp_path, cells)
     printed = [float(n) for n in re.findall(r"^tf\.Tensor\(([-\d.e+]+), shape=\(\)", done.stdout, re.M)]
     assert printed == pytest.approx(engine, rel=1e-12) and len(printed) == 4
+
+
+HOSTILE_NOTEBOOKS = {
+    "nested 100,000 deep": b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "cells not a list": b'{"cells": 5, "nbformat": 4, "nbformat_minor": 5, "metadata": {}}',
+    "a source that is no text": (
+        b'{"cells": [{"cell_type": "code", "source": {"a": 1}, "metadata": {}, "outputs": [],'
+        b' "execution_count": null}], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}'
+    ),
+}
+
+
+@pytest.mark.parametrize("data", HOSTILE_NOTEBOOKS.values(), ids=HOSTILE_NOTEBOOKS.keys())
+def test_a_hostile_notebook_is_refused_in_words(data) -> None:
+    """Each raised RecursionError or TypeError (an exception box in the page), or put a dict's
+    repr into the editor as code."""
+    with pytest.raises(ValueError, match="not a Jupyter notebook"):
+        notebook.code_of("evil.ipynb", data)
