@@ -44,7 +44,7 @@ def share_button() -> None:
         with st.container(key="share_link"):
             st.code(state.share_link(), language="text", wrap_lines=True)
         st.markdown(
-            '<p class="pg-copied">✓ ' + _("Copied to your clipboard.") + "</p>", unsafe_allow_html=True
+            '<div class="pg-copied">✓ ' + _("Copied to your clipboard.") + "</div>", unsafe_allow_html=True
         )
         st.html(f"<script>{SHARE_SCRIPT}</script>", unsafe_allow_javascript=True)
 
@@ -88,7 +88,7 @@ def main() -> None:
     state.init()
     editor.keep_source()
     run.warm()
-    st.html(CSS)
+    st.html(CSS + run.STOP_CSS)
     st.html(f"<script>{RUN_SCROLL_SCRIPT}</script>", unsafe_allow_javascript=True)
     head, toggle = st.columns([5, 1], vertical_alignment="center")
     with toggle:

@@ -39,9 +39,6 @@ CSS = f"""<style>
    its own tab scrolled the stage 190 px at 1280x720, Previous / Next out of view. A tab counts
    as in view up and down; it still scrolls sideways within its row. */
 .st-key-{STAGE} [role="tab"] {{scroll-margin-block: -100000px;}}
-/* Stop's hidden bar (ui/run.py) left its empty wrapper above Run: a gap that put Run 16 px
-   below Previous and Next */
-.st-key-{STAGE} [data-testid="stLayoutWrapper"]:has(> .st-key-stop_bar) {{display: contents;}}
 /* a projector: no page chrome (Streamlit's top bar and its menu; the toggle turns it back) */
 [data-testid="stMainBlockContainer"] {{padding-top: 1rem;}}
 [data-testid="stHeader"], [data-testid="stToolbar"] {{display: none;}}
@@ -204,6 +201,17 @@ def header(result: state.Result | None) -> None:
     """The article's section and claim on the left, TensorFlow's answer on the right."""
     example = gallery.BY_SLUG.get(str(st.session_state.get(keys.EXAMPLE) or ""))
     if example is None:
+        return
+    if state.pristine_example(state.current_values()) != example.slug:
+        # Code of one's own (pasted, or the example edited): the article's claim is about
+        # the example's code, and a verdict on other code would contradict what is on stage.
+        st.subheader(_("Your own code"))
+        st.caption(
+            _(
+                "The article's claim for {slug} is checked against that example's own code only; "
+                "← → go back to the gallery."
+            ).format(slug=f"`{example.slug}`")
+        )
         return
     claim, tensorflow = st.columns([3, 2], gap="large")
     with claim:

@@ -310,6 +310,7 @@ NOTICE = "run_notice"
 LIVE, STOP_BAR = "run_live", "stop_bar"
 STOP_CSS = f"""<style>
 .st-key-{STOP_BAR} {{display: none;}}
+[data-testid="stLayoutWrapper"]:has(> .st-key-{STOP_BAR}) {{display: contents;}}  /* and no gap */
 body:has(.st-key-{LIVE}) .st-key-{STOP_BAR} {{display: flex;}}
 body:has(.st-key-{LIVE}) .st-key-{keys.RUN} {{display: none;}}
 @media (max-width: 640px) {{  /* a phone: Stop takes Run's place at the bottom of the screen */
@@ -324,8 +325,8 @@ def stop_button() -> None:
     starts: its press then reruns the whole page, which interrupts the run at its next draw
     (`watched`). Streamlit lets no fragment's widget interrupt a running script, so a Stop drawn
     beside Run, in the fragment, waited for the job's time limit. Hidden (STOP_CSS) except
-    while a run draws its LIVE block."""
-    st.html(STOP_CSS)
+    while a run draws its LIVE block; the page draws STOP_CSS with its own CSS (an element of
+    its own here would leave a gap above Run)."""
     with st.container(key=STOP_BAR):
         st.button(
             _("Stop"),

@@ -103,3 +103,18 @@ def test_every_example_opens_as_its_own_job_so_its_claim_is_checked(app: AppTest
     job, own = request.build_job(values), example.job()
     assert (job.source, job.function, job.signature) == (own.source, own.function, own.signature)
     assert [parse_call(c) for c in job.calls] == [parse_call(c) for c in own.calls]
+
+
+def test_own_code_on_stage_gets_no_claim_of_the_example(app: AppTest) -> None:
+    """A share link of one's own code in presenter mode: the stage said 'The article says: ...
+    2 traces' of the retracing example beside code that was not it."""
+    from playground.contract import share_link
+
+    own = "import tensorflow as tf\n\n\n@tf.function\ndef spin(x):\n    return x\n"
+    app.query_params.update(
+        share_link.input_params(source=own, function="spin", calls="float32[3]", values={})
+    )
+    presenting(app, START)
+    said = header_text(app)
+    assert "Your own code" in said and "The article says" not in said
+    assert gallery.BY_SLUG[START].article_claim not in said
