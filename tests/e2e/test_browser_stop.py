@@ -73,8 +73,10 @@ def press_stop_and_check(page, server: str, shot: str) -> None:  # type: ignore[
     while running_jobs(server) > 0:  # its worker killed and its slot freed
         assert time.monotonic() - pressed < 1.0, "the job still held its slot 1 s after Stop"
         time.sleep(0.05)
+    freed = time.monotonic() - pressed
     expect(page.get_by_text(re.compile(r"Stopped after \d+(\.\d)? s"))).to_be_visible(timeout=2_000)
     expect(page.locator(".st-key-run button")).to_be_enabled(timeout=2_000)
+    print(f"{shot}: slot freed {freed:.2f} s, Run back {time.monotonic() - pressed:.2f} s after Stop")
     expect(stop).to_have_count(0, timeout=2_000)
     page.screenshot(path=str(SHOTS / shot))
     page.wait_for_selector(IDLE)

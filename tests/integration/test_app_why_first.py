@@ -109,7 +109,9 @@ def test_a_saved_trace_report_shows_its_program_its_lines_and_the_html_reports_c
     assert counted and page_calls == int(counted.group(1)) == 30  # 3 traced and listed, 27 counted
 
     traces = drawn(open_tab(app, "Traces"))  # the 27 calls not listed are said, not hidden
-    assert any(e.type == "caption" and "27 call(s) reused a trace and are not listed" in e.value for e in traces)
+    assert any(
+        e.type == "caption" and "27 call(s) reused a trace and are not listed" in e.value for e in traces
+    )
 
     problems = drawn(open_tab(app, "Problems"))
     warning = next(e for e in problems if e.type == "warning")
