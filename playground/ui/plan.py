@@ -173,7 +173,7 @@ def plan_text(info: FunctionInfo | None = None) -> None:
         height=110,
         help=_(
             "One call per line, its arguments as in Python. A tensor spec such as float32[2,3] "
-            "makes a random tensor of that shape, int32[8] in [0, 10) one within bounds; "
+            "makes a random tensor of that shape, `int32[8] in [0, 10)` one within bounds; "
             "tf.ones([3]), tf.zeros, tf.fill, tf.range(5), tf.eye(3), tf.random.uniform and "
             "tf.random.normal work as in TensorFlow; tf.constant(0.01) or tf.constant([[1, 2]], "
             "tf.float32) a tensor of those values; tf.Variable(0.01) a variable; make_batch(32) "

@@ -724,8 +724,9 @@ def test_the_page_refuses_a_tensor_over_the_servers_element_limit_as_the_api_doe
     app.text_area(key=keys.CALLS).input("float32[10,10]\nfloat32[100,100]").run()
     app.button(key=keys.RUN).click().run()
     assert not app.exception
-    shown = " ".join(e.value for e in app.error)
-    assert "Call 2 ('float32[100,100]')" in shown and "over the cap of 1,000" in shown, shown
+    # Said next to Run (escaped markdown) and by the plan, as it is typed.
+    said = " ".join(shown(e.value) for e in [*app.error, *app.warning])
+    assert "Call 2 ('float32[100,100]')" in said and "over the cap of 1,000" in said, said
 
 
 def test_functions_keras_made_are_in_the_traces_tab_folded_by_maker(app: AppTest) -> None:

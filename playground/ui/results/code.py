@@ -81,11 +81,17 @@ def render(result: Result, function: FunctionReport | None, wide: DeltaGenerator
             )
         )
     result_diff = code_diff.diff(original, function.converted_code)
-    with st.expander(
-        _(
-            "What changed: {added} line(s) written or rewritten, {removed} of yours replaced, {kept} kept"
-        ).format(added=result_diff.added, removed=result_diff.removed, kept=result_diff.kept)
-    ):
+    label = (
+        _("What changed: {added} line(s) written or rewritten, {removed} of yours replaced, {kept} kept")
+        if result_diff.compared
+        else _("What changed: not compared, the code is over {pairs} line pairs long")
+    ).format(
+        added=result_diff.added,
+        removed=result_diff.removed,
+        kept=result_diff.kept,
+        pairs=f"{code_diff.MAX_PAIRS:,}",
+    )
+    with st.expander(label):
         st.caption(
             _(
                 "Control flow becomes ag__.if_stmt / while_stmt / for_stmt and calls become "

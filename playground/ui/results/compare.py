@@ -214,6 +214,14 @@ def code_view(fa: FunctionReport | None, fb: FunctionReport | None) -> None:
         st.info(_("AutoGraph produced no converted code on either side."))
         return
     change = code_diff.between(code_a or "", code_b or "")
+    if not change.compared:
+        st.info(
+            _(
+                "AutoGraph's code of the two sides is not compared: it is over {pairs} line pairs long."
+            ).format(pairs=f"{code_diff.MAX_PAIRS:,}")
+        )
+        st.code(code_b or "", language="python")
+        return
     if not change.added and not change.removed:
         st.success(_("AutoGraph wrote the same code on both sides."))
         st.code(code_a or "", language="python")

@@ -115,3 +115,19 @@ def test_between_marks_what_only_one_side_has() -> None:
     assert (change.added, change.removed, change.kept) == (1, 1, len(a.splitlines()) - 1)
     same = code_diff.between(a, a)
     assert same.added == same.removed == 0 and same.text.splitlines() == [f"  {x}" for x in a.splitlines()]
+
+
+def test_code_too_long_to_compare_is_shown_uncompared_and_said() -> None:
+    """A saved report may carry any converted code up to the upload cap: a diff of a few
+    thousand distinct lines each way cost the page's process about 18 CPU-s. Past MAX_PAIRS
+    line pairs nothing is compared, and the result says so."""
+    from playground.ui import code_diff
+
+    original = "def f(x):\n" + "".join(f"    a{i} = x + {i}\n" for i in range(2000))
+    converted = "def tf__f(x):\n" + "".join(f"    b{i} = x * {i}\n" for i in range(2000))
+    result = code_diff.diff(original, converted)
+    assert not result.compared and (result.added, result.removed, result.kept) == (0, 0, 0)
+    assert result.text.splitlines()[1] == "      b0 = x * 0"
+    assert not code_diff.between(original, converted).compared
+    small = code_diff.diff("def f(x):\n    return x\n", "def tf__f(x):\n    return x\n")
+    assert small.compared and small.kept == 2
