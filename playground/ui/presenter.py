@@ -20,7 +20,7 @@ from ..gallery import article
 from ..reports.safe_text import markdown_literal as md
 from . import keys, state
 
-STAGE, HEADER = "presenter_stage", "presenter_header"  # container keys, for the CSS and tests
+STAGE, HEADER, PLAN = "presenter_stage", "presenter_header", "presenter_plan"  # for the CSS and tests
 # Our own few lines, not st.button(shortcut=...): that takes one key per button (a clicker sends
 # PageDown, a keyboard →) and fires on a focused tab list too. Static text, no user input in it.
 KEYS_SCRIPT = pathlib.Path(__file__).with_name("presenter_keys.js").read_text()
@@ -157,8 +157,9 @@ def stage(top_row: DeltaGenerator) -> Stage | None:
         )
         plan = str(st.session_state.get(keys.CALLS) or "").strip()
         if plan and st.session_state.get(keys.FUNCTION):  # the calls are the point (n = 1, 2, 3)
-            code.caption(_("Call plan: one call per line"))
-            code.code(plan, language="text", wrap_lines=True)
+            with code.container(key=PLAN):
+                st.caption(_("Call plan: one call per line"))
+                st.code(plan, language="text", wrap_lines=True)
     inputs = st.expander(_("Inputs: the code editor, the call plan and the options"), expanded=False)
     return Stage(header=top, run_area=run_area, results=results, inputs=inputs)
 
