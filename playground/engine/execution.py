@@ -13,7 +13,6 @@ plan's calls are made on a tf.function of their own, so its counts start from ze
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
@@ -30,7 +29,7 @@ from .capture import OutputCapture
 from .entry import resolve, source_function, unwrap
 from .source import as_main, error_info
 from .tracing import TrackedFunction
-from .values import MakerRaised, Refused, make_args
+from .values import MakerRaised, Refused, bind_error, make_args
 
 RESOURCE_ERRORS = (MemoryError, tf.errors.ResourceExhaustedError)
 
@@ -237,15 +236,10 @@ def export_entry(run: Execution) -> ExportInfo | None:
 
 def _arity_error(python_function: Callable, call: specs.CallSpec) -> str:
     """Says why a planned call cannot bind to the function's parameters, before TF is called."""
-    try:
-        parameters = inspect.signature(python_function)
-    except (TypeError, ValueError):
+    failed = bind_error(python_function, call.args, dict(call.kwargs))
+    if failed is None:
         return ""
-    try:
-        parameters.bind(*call.args, **dict(call.kwargs))
-    except TypeError as e:
-        names = ", ".join(parameters.parameters) or _("no arguments")
-        return _("call ({call}) does not fit {signature}: {error}").format(
-            call=call, signature=f"{python_function.__name__}({names})", error=e
-        )
-    return ""
+    signature, error = failed
+    return _("call ({call}) does not fit {signature}: {error}").format(
+        call=call, signature=signature, error=error
+    )

@@ -83,26 +83,31 @@ def make_args(
                 )
             )
         args = list(made)
-        if function is not None:
-            _binds(function, spread, args, kwargs)
+        failed = None if function is None else bind_error(function, args, kwargs)
+        if failed is not None:
+            signature, error = failed
+            raise Refused(
+                _("{call} returned {n} item(s), which do not fit {signature}: {error}").format(
+                    call=spread, n=len(args), signature=signature, error=error
+                )
+            )
     return args, kwargs
 
 
-def _binds(function: Callable, spread: FromCode, args: list, kwargs: dict) -> None:
-    """What Python says when a spread's items do not bind to the function's parameters."""
+def bind_error(function: Callable, args: Any, kwargs: dict) -> tuple[str, TypeError] | None:
+    """Why these arguments do not bind to the function's parameters, as Python says it, with
+    the function's signature as a person reads it ("f(x, n)"); None when they bind, or when
+    the function has no signature to read. The plan's calls, and a spread's items once made."""
     try:
         parameters = inspect.signature(function)
     except (TypeError, ValueError):
-        return
+        return None
     try:
         parameters.bind(*args, **kwargs)
-    except TypeError as e:
-        name = getattr(function, "__name__", "function")
-        raise Refused(
-            _("{call} returned {n} item(s), which do not fit {signature}: {error}").format(
-                call=spread, n=len(args), signature=f"{name}({', '.join(parameters.parameters)})", error=e
-            )
-        ) from None
+    except TypeError as error:
+        names = ", ".join(parameters.parameters) or _("no arguments")
+        return f"{getattr(function, '__name__', 'function')}({names})", error
+    return None
 
 
 def from_code(arg: FromCode, scope: dict | None) -> Any:
