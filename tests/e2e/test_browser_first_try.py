@@ -15,8 +15,10 @@ from browser_support import (  # noqa: F401 - fixtures
     chromium_page,
     editor_text,
     leave_editor,
+    plan_box,
     run_and_wait,
     server,
+    set_plan,
     traces_value,
     type_code,
     wait_idle,
@@ -82,16 +84,6 @@ def scroll_ends(page, timeout_s: float = 10.0) -> None:
         assert time.monotonic() < deadline, "the page never stopped scrolling"
         last = now
         page.wait_for_timeout(200)
-
-
-def plan_box(page):
-    return page.locator(".st-key-calls textarea")
-
-
-def set_plan(page, text: str) -> None:
-    plan_box(page).fill(text)
-    plan_box(page).press("Control+Enter")  # Streamlit's text area applies its value
-    wait_idle(page)
 
 
 def paste_and_run(page, server: str) -> int:

@@ -15,8 +15,10 @@ from browser_support import (  # noqa: F401 - fixtures
     editor_text,
     expect_editor_text,
     page,
+    plan_box,
     run_and_wait,
     server,
+    set_plan,
     traces_value,
     wait_idle,
 )
@@ -67,14 +69,11 @@ def test_an_edited_plan_is_not_run_on_reload(page, server) -> None:
     page.goto(url(server, input_params(source=DOUBLE, function="double", calls=PLAN, values={})))
     wait_idle(page)
     run_and_wait(page)
-    calls = page.locator(".st-key-calls textarea")
-    calls.fill("float32[5]")
-    calls.blur()
-    wait_idle(page)
+    set_plan(page, "float32[5]")
     expect(page).not_to_have_url(re.compile(r"[?&]ran=1(&|$)"))
     page.reload()
     wait_idle(page)
-    expect(page.locator(".st-key-calls textarea")).to_have_value("float32[5]")
+    expect(plan_box(page)).to_have_value("float32[5]")
     expect(page.get_by_text("Press Run to trace the function with the call plan.")).to_be_visible()
 
 

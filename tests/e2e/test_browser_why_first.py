@@ -13,6 +13,7 @@ from browser_support import (  # noqa: F401 - fixtures
     leave_editor,
     run_and_wait,
     server,
+    set_plan,
     type_code,
     wait_idle,
 )
@@ -45,10 +46,7 @@ def test_a_jit_compile_numpy_function_opens_on_why_it_failed(server) -> None:
         wait_idle(page)
         type_code(page, NUMPY_JIT)
         leave_editor(page)
-        plan = page.locator(".st-key-calls textarea")
-        plan.fill("float32[3]")
-        plan.press("Control+Enter")
-        wait_idle(page)
+        set_plan(page, "float32[3]")
         run_and_wait(page)
 
         problems = open_tab(page, "Problems")

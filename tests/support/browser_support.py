@@ -259,6 +259,18 @@ def type_code(page, text: str) -> None:  # type: ignore[no-untyped-def]
     page.keyboard.insert_text(text)
 
 
+def plan_box(page):  # type: ignore[no-untyped-def]
+    """The call plan's text area."""
+    return page.locator(".st-key-calls textarea")
+
+
+def set_plan(page, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Replaces the call plan as a person does, and waits for the rerun that takes it."""
+    plan_box(page).fill(text)
+    plan_box(page).press("Control+Enter")  # Streamlit's text area applies its value
+    wait_idle(page)
+
+
 def leave_editor(page) -> None:  # type: ignore[no-untyped-def]
     """Clicking outside the editor blurs it, which hands its text to the app."""
     page.get_by_text("tf.function playground", exact=True).first.click()
