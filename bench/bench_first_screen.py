@@ -23,6 +23,7 @@ import datetime
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 import page_clock
 from bench_ui import QUIET_S, cpu_model, first_page, listed, since_open, verdict  # also sets sys.path
@@ -91,6 +92,27 @@ def presenter_steps(settle_s: float, steps: int, start: str = "") -> list[tuple[
         return times
 
 
+def over_floor(
+    options: argparse.Namespace,
+    floor: Callable[[float], float],
+    app: Callable[[float], float],
+    floor_says: str,
+    app_says: str,
+    name: str,
+) -> float:
+    """`--visits` pairs (the floor's figure, then the app's, each on a fresh server), printed
+    side by side; the median of the pairs' differences, against the 1.0 s target."""
+    floors, apps = [], []
+    for _ in range(options.visits):
+        floors.append(floor(options.settle))
+        apps.append(app(options.settle))
+    over = statistics.median([a - f for a, f in zip(apps, floors)])
+    print(f"floor: {floor_says:30} {listed(floors)} s")
+    print(f"app:   {app_says:30} {listed(apps)} s")
+    print(f"{name} - floor, median {over:.2f} s  {verdict(over, 1.0)} 1.0 s")
+    return over
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -103,26 +125,21 @@ def main() -> int:
     parser.add_argument("--reload-only", action="store_true", help="only the reload's figures")
     options = parser.parse_args()
     print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {cpu_model()}")
-    floors, reloads = [], []
-    for _ in range(options.visits):
-        floors.append(floor_reload(options.settle))
-        reloads.append(app_reload(options.settle))
-    after_reload = statistics.median([a - f for a, f in zip(reloads, floors)])
-    print(f"floor: reload -> button              {listed(floors)} s")
-    print(f"app:   reload -> the result again    {listed(reloads)} s")
-    print(f"reload's result - floor, median {after_reload:.2f} s  {verdict(after_reload, 1.0)} 1.0 s")
+    after_reload = over_floor(
+        options, floor_reload, app_reload, "reload -> button", "reload -> the result again", "reload's result"
+    )
     if options.reload_only:
         return 0 if after_reload <= 1.0 else 1
     over = 0.0
     if not options.presenter_only:
-        floors, apps = [], []
-        for _ in range(options.visits):
-            floors.append(floor_first(options.settle))
-            apps.append(app_first(options.settle))
-        over = statistics.median([a - f for a, f in zip(apps, floors)])
-        print(f"floor: page open -> button           {listed(floors)} s")
-        print(f"app:   page open -> first result     {listed(apps)} s")
-        print(f"first result - floor, median {over:.2f} s  {verdict(over, 1.0)} 1.0 s")
+        over = over_floor(
+            options,
+            floor_first,
+            app_first,
+            "page open -> button",
+            "page open -> first result",
+            "first result",
+        )
     steps = presenter_steps(options.settle, options.steps, options.start)
     for slug, seconds in steps:
         print(f"presenter Next -> {slug:32} {seconds:.2f} s")
