@@ -18,7 +18,7 @@ import struct
 from . import specs
 from .errors import SpecError
 from .i18n import _
-from .specs import FLOAT_MAX, INT_RANGES, FromCode, TensorSpec, Values
+from .specs import FLOAT_MAX, FLOATS, INT_RANGES, FromCode, TensorSpec, Values
 
 FORMS = ("ones", "zeros", "fill", "range", "eye", "random.uniform", "random.normal")
 # Each form's parameters, in TensorFlow's order (a name= may pass any of them).
@@ -31,7 +31,6 @@ PARAMS = {
     "random.uniform": ("shape", "minval", "maxval", "dtype", "seed"),
     "random.normal": ("shape", "mean", "stddev", "dtype", "seed"),
 }
-FLOATS = ("float16", "half", "bfloat16", "float32", "float64", "double")
 # The dtypes TensorFlow's kernels take (on CPU, for tf.range).
 RANDOM_DTYPES = {"random.uniform": (*FLOATS, "int32", "int64"), "random.normal": FLOATS}
 RANGE_DTYPES = (*FLOATS, "int32", "int64")
@@ -39,7 +38,6 @@ RANGE_DTYPES = (*FLOATS, "int32", "int64")
 _FORM_RE = re.compile(r"^tf\s*\.\s*([A-Za-z_][\w.]*)\s*\((.*)\)$", re.S)
 _BOUNDED_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*\s*\[[^\[\]]*\])\s*in\b\s*(.*)$", re.S)
 _CODE_RE = re.compile(r"^(\*?)\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)$", re.S)
-_NAMED_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S)
 
 
 def parse_form(text: str, max_elements: int) -> TensorSpec | FromCode | None:
@@ -71,7 +69,7 @@ def _bind(form: str, inner: str, text: str) -> dict[str, str]:
     params, given = PARAMS[form], {}
     parts = specs.split_top_level(inner) if inner.strip() else []
     for position, part in enumerate(parts):
-        named = _NAMED_RE.match(part)
+        named = specs.KEYWORD_RE.match(part)
         if named:
             name, value = named.group(1), named.group(2)
             if name not in params:
@@ -80,7 +78,7 @@ def _bind(form: str, inner: str, text: str) -> dict[str, str]:
                         form=form, params=", ".join(params), name=repr(name), text=specs.shown(text)
                     )
                 )
-        elif any(_NAMED_RE.match(p) for p in parts[:position]):
+        elif any(specs.KEYWORD_RE.match(p) for p in parts[:position]):
             raise SpecError(
                 _("positional argument {part} after a keyword argument in {text}").format(
                     part=repr(part.strip()), text=specs.shown(text)
@@ -395,7 +393,7 @@ def _from_code(name: str, inner: str, spread: bool, text: str) -> FromCode:
     args: list[object] = []
     kwargs: list[tuple[str, object]] = []
     for part in specs.split_top_level(inner) if inner.strip() else []:
-        named = _NAMED_RE.match(part)
+        named = specs.KEYWORD_RE.match(part)
         raw = named.group(2) if named else part
         try:
             value = ast.literal_eval(raw.strip())

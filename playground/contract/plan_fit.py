@@ -237,9 +237,6 @@ def as_tensors(lines: list[str], names: set[str], info: FunctionInfo | None) -> 
     return out
 
 
-FLOATS = ("float16", "bfloat16", "float32", "float64", "half", "double")
-
-
 def as_tensor(value: str, call: str) -> str:
     """A Python number of a call as the tensor that can stand in for it: tf.constant(0.01).
     An int beside float tensors becomes one of their dtype (tf.constant(2, tf.float32)):
@@ -254,7 +251,7 @@ def as_tensor(value: str, call: str) -> str:
         dtypes = {
             a.dtype
             for a in [*parsed.args, *(v for _k, v in parsed.kwargs)]
-            if isinstance(a, (specs.TensorSpec, specs.TensorValue)) and a.dtype in FLOATS
+            if isinstance(a, (specs.TensorSpec, specs.TensorValue)) and a.dtype in specs.FLOATS
         }
         if len(dtypes) == 1:
             return f"tf.constant({text}, tf.{dtypes.pop()})"

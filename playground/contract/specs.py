@@ -43,7 +43,9 @@ MAX_DIGITS = 18  # of a dim or size: int() refuses past 4,300
 SHOWN_CHARS = 80  # of the offending text, quoted in a message
 
 _SPEC_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]\s*$", re.S)
-_NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S)
+KEYWORD_RE = re.compile(  # name=value: one argument by keyword
+    r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$", re.S
+)
 
 
 @dataclass(frozen=True)
@@ -300,6 +302,7 @@ INT_RANGES = {
     "uint32": (0, (1 << 32) - 1),
     "uint64": (0, (1 << 64) - 1),
 }
+FLOATS = ("float16", "half", "bfloat16", "float32", "float64", "double")
 FLOAT_MAX = {
     "float16": 65504.0,
     "half": 65504.0,
@@ -367,7 +370,7 @@ def _count_text(count: int) -> str:
 
 def is_keyword(part: str) -> bool:
     """Whether one argument of a call is name=value (float32[3] and "a=b" strings are not)."""
-    return bool(_NAME_RE.match(part)) and not _SPEC_RE.match(part.strip())
+    return bool(KEYWORD_RE.match(part)) and not _SPEC_RE.match(part.strip())
 
 
 PLACEHOLDER = "?"  # an argument the plan leaves for the person to write (contract/plan_fit.py)
@@ -419,7 +422,7 @@ def _tensor_value(maker: str, inner: str, text: str, max_elements: int) -> Tenso
     value = _literal(parts[0])
     dtype = None
     if len(parts) == 2:
-        named = _NAME_RE.match(parts[1])
+        named = KEYWORD_RE.match(parts[1])
         if named and named.group(1) != "dtype":
             raise SpecError(
                 _("tf.{maker} takes a value and a dtype here, not {name}: {text}").format(
@@ -460,7 +463,7 @@ def parse_call(text: str, *, max_elements: int = DEFAULT_MAX_ELEMENTS) -> CallSp
     args: list[Arg] = []
     kwargs: list[tuple[str, Arg]] = []
     for part in split_top_level(text):
-        m = _NAME_RE.match(part)
+        m = KEYWORD_RE.match(part)
         if m and is_keyword(part):
             name = m.group(1)
             if any(k == name for k, _value in kwargs):
