@@ -86,6 +86,7 @@ def main() -> None:
     st.set_page_config(page_title=_("tf.function playground"), layout="wide")
 
     state.init()
+    run.settle_live_run()
     editor.keep_source()
     run.warm()
     st.html(CSS + run.STOP_CSS)

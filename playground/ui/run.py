@@ -258,7 +258,7 @@ def watched(
     """Runs `submit` on a thread of its own (drawing as the page's run does), while this one
     shows the time used against the limit, and calls `tick` (the run's progress), every quarter
     second. Any other page run interrupts this thread at one of those draws, and the job is
-    then stopped (`halt`); a Stop press has stopped it already (`stopped`)."""
+    then stopped here; the new page run says so (`settle_live_run`)."""
     from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
     context = get_script_run_ctx()
@@ -286,7 +286,9 @@ def watched(
             )
     finally:
         if thread.is_alive():  # interrupted: the page moved on (a Stop press has halted it)
-            halt(control, started)
+            # Only the stop: this run is being stopped, and a write to the session state here
+            # raises Streamlit's StopException before it lands. The new page run says it.
+            control.stop.set()
     elapsed.empty()
     if failure:
         raise failure[0]
@@ -341,22 +343,25 @@ def stop_button() -> None:
 
 def stopped() -> None:
     """Stop's on_click, first thing in the page run its press starts: stops the live run's job
-    now and says so. That run's script is only told to stop, and the new page run draws before
-    the old one reaches its next draw (Streamlit's fast reruns), so the word is said here. No
-    run is owed any more either (a presenter step's, a Ctrl+Enter's)."""
+    now (its worker is killed within 0.1 s, runs/fairness.py). No run is owed any more either
+    (a presenter step's, a Ctrl+Enter's). The page run then says so (`settle_live_run`)."""
     st.session_state.pop(keys.PRESENT_PENDING, None)
     st.session_state.pop(keys.RUN_REQUESTED, None)
-    live = st.session_state.pop(keys.RUN_LIVE, None)
+    live = st.session_state.get(keys.RUN_LIVE)
     if live is not None:
-        control, started = live
-        halt(control, started)
+        live[0].stop.set()
 
 
-def halt(control: JobControl, started: float) -> None:
-    """Stops a run's job, once: its worker is killed (within 0.1 s, runs/fairness.py) and the
-    time it ran is billed; the page says so in place of a result."""
-    if control.stop.is_set():
+def settle_live_run() -> None:
+    """First thing in every whole page run: a run still live is being stopped by it (Streamlit's
+    fast reruns stop the old script run at its next draw), by a Stop press or any other input.
+    Its job stops now, and the page says so in place of a result. Said here, by the new run:
+    the old one is stopped before its own word could land, and a Stop press's callback runs
+    before the page's language is set."""
+    live = st.session_state.pop(keys.RUN_LIVE, None)
+    if live is None:
         return
+    control, started = live
     control.stop.set()
     st.session_state[keys.RUN_ERROR] = _(
         "Stopped after {seconds} s: its worker was stopped, and the {seconds} s it ran count "

@@ -19,6 +19,7 @@ from browser_support import (  # noqa: F401 - fixtures
     SHOTS,
     USES_CHROMIUM,
     chromium_page,
+    open_options,
     server,
     wait_idle,
 )
@@ -62,14 +63,15 @@ def wait_running(server: str, timeout_s: float = 60.0) -> None:
         time.sleep(0.1)
 
 
-def press_stop_and_check(page, server: str, shot: str) -> None:  # type: ignore[no-untyped-def]
+def press_stop_and_check(page, server: str, shot: str, press=None) -> None:  # type: ignore[no-untyped-def]
+    """`press`: what stops the run (default: a click on Stop)."""
     wait_running(server)
     # The visible one: Streamlit draws a button twice where it has a tooltip (one hidden).
     stop = page.locator(".st-key-stop button:visible")
     expect(stop).to_be_visible(timeout=10_000)
     page.wait_for_timeout(1000)  # a second into the job: it is spinning, not starting
     pressed = time.monotonic()
-    stop.click()
+    (press or stop.click)()
     while running_jobs(server) > 0:  # its worker killed and its slot freed
         assert time.monotonic() - pressed < 1.0, "the job still held its slot 1 s after Stop"
         time.sleep(0.05)
@@ -119,3 +121,18 @@ def test_stop_during_a_compare_stops_both_sides(server) -> None:
         wait_idle(page)
         start_run(page)
         press_stop_and_check(page, server, "stop-compare.png")
+
+
+def test_another_input_during_a_run_stops_it_and_says_so(server) -> None:
+    """Any input outside the Run's fragment reruns the page, which stops the run at its next
+    draw. The word "Stopped" was written by that old run then, and Streamlit drops a stopped
+    run's writes to the session state: the page said nothing. A Stop press met the same race
+    when the old run reached its draw before the press's callback ran (CI, 2026-12-07)."""
+    with chromium_page(1400, 900) as page:
+        page.goto(runaway_url(server))
+        wait_idle(page)
+        open_options(page)
+        start_run(page)
+        press_stop_and_check(
+            page, server, "stop-by-input.png", press=lambda: page.locator(".st-key-jit_compile label").click()
+        )
