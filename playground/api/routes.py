@@ -142,14 +142,16 @@ def client_of(request: Request, settings: Settings) -> str:
     return identity.of_api_scope(settings.client_ip_header, known, request.scope)
 
 
-async def read_request(request: Request) -> JobRequest:
+async def read_request(request: Request, settings: Settings) -> JobRequest:
+    """The body as a JobRequest. The front door has capped its bytes at what a request can be
+    (job_request.max_body_bytes); its values are counted before it is decoded."""
     raw = await request.body()
-    return await asyncio.to_thread(parse_request, raw)  # megabytes: off the event loop
+    return await asyncio.to_thread(parse_request, raw, settings)  # a megabyte: off the event loop
 
 
-def parse_request(raw: bytes) -> JobRequest:
+def parse_request(raw: bytes, settings: Settings) -> JobRequest:
     try:
-        data = bodies.loads(raw)
+        data = bodies.loads(raw, max_values=job_request.max_json_values(settings))
     except bodies.BodyError as error:
         raise Refusal(400, str(error), "") from None  # "": the body as a whole
     try:
@@ -270,7 +272,7 @@ async def analyze(request: Request) -> Response:
     with i18n.using(_language(request)):
         try:
             client = client_of(request, settings)
-            asked = await read_request(request)
+            asked = await read_request(request, settings)
         except Refusal as refusal:
             return refusal.response()
     with i18n.using(_language(request, asked.language)):

@@ -6,7 +6,9 @@ parsers and the same messages, and a refusal names the field it is about.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import string
 import types
 import typing
 from collections.abc import Mapping
@@ -86,23 +88,28 @@ def _typed(name: str, hint: Any, value: Any) -> Any:
 def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Job:
     """The Job, or a FieldError naming the first field that cannot run. The checks and messages
     are the CLI's: the spec grammar's parsers, the installed versions. `hosted`: also the limits
-    a hosted playground sets for everyone (the page's: code size, calls, budget, timeout)."""
-    check_text(request.source)
-    deep = source_info.nesting_problem(request.source)
-    if deep:
-        raise FieldError("source", deep)
+    a hosted playground sets for everyone (the page's: code size, calls, budget, timeout).
+
+    Cheap checks come first, so that a refusal costs less than a Run: sizes and counts, then the
+    plan's grammar (bounded by those counts), and only then the code, read with Python's parser
+    (tens of milliseconds for 64 KB) to see how deep it nests and what the plan calls."""
     if hosted:
         _hosted_limits(request, config)
-    called = _called(request)
-    for number, text in enumerate(request.calls):
-        problem = call_problem(text, called, config.max_tensor_elements)
-        if problem:
-            raise FieldError(f"calls[{number}]", problem)
+    check_text(request.source)
     options.check(options.values_of(request))
     if request.timeout_s is not None and request.timeout_s <= 0:
         raise FieldError(
             "timeout_s", _("--timeout must be positive, got {value}").format(value=request.timeout_s)
         )
+    parsed = _grammar(request.calls, config.max_tensor_elements)
+    deep, defined = _read(request.source, bool(request.function))
+    if deep:
+        raise FieldError("source", deep)
+    called = _called(request, defined)
+    for number, (text, call) in enumerate(zip(request.calls, parsed)):
+        problem = call_problem(text, called, config.max_tensor_elements, call)
+        if problem:
+            raise FieldError(f"calls[{number}]", problem)
     chosen = _field("tf_version", versions.resolve, config, request.tf_version)
     # An empty text option is no option: the engine reads None.
     given: dict[str, Any] = {
@@ -119,17 +126,39 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
     )
 
 
-def call_problem(text: str, called: source_info.FunctionInfo | None, max_elements: int) -> str:
+def _grammar(calls: tuple[str, ...], max_elements: int) -> list[specs.CallSpec | None]:
+    """Each call parsed, before the code is read: a call the grammar cannot read is refused
+    here. A call with a "?" to fill in is left (None) for call_problem, which names the
+    parameter the "?" stands for once the code says it."""
+    parsed: list[specs.CallSpec | None] = []
+    for number, text in enumerate(calls):
+        if plan_fit.placeholders(text, None):
+            parsed.append(None)
+            continue
+        try:
+            parsed.append(specs.parse_call(text, max_elements=max_elements))
+        except PlaygroundError as error:
+            raise FieldError(f"calls[{number}]", str(error)) from None
+    return parsed
+
+
+def call_problem(
+    text: str,
+    called: source_info.FunctionInfo | None,
+    max_elements: int,
+    call: specs.CallSpec | None = None,
+) -> str:
     """Why one line of the plan cannot run, as Run says it (the page says it as it is typed);
     "" when it can: a "?" to fill in, a form the grammar cannot read, or arguments that do not
-    bind to the function."""
+    bind to the function. `call`: the line already parsed."""
     fill = plan_fit.placeholders(text, called)  # before the parser, which refuses "?" unnamed
     if fill:
         return fill
-    try:
-        call = specs.parse_call(text, max_elements=max_elements)
-    except PlaygroundError as error:
-        return str(error)
+    if call is None:
+        try:
+            call = specs.parse_call(text, max_elements=max_elements)
+        except PlaygroundError as error:
+            return str(error)
     return plan_fit.unfit(text, called, call)
 
 
@@ -144,13 +173,29 @@ def described(error: FieldError, calls: tuple[str, ...] | list[str]) -> str:
     return str(error)
 
 
-def _called(request: JobRequest) -> source_info.FunctionInfo | None:
-    """The function the plan calls, read from the source, when its parameters can be trusted
-    (not in script mode, and no decorator but tf.function's that could change them)."""
+def _called(
+    request: JobRequest, defined: tuple[source_info.FunctionInfo, ...]
+) -> source_info.FunctionInfo | None:
+    """The function the plan calls, of those the source defines, when its parameters can be
+    trusted (not in script mode, and no decorator but tf.function's that could change them)."""
     if not request.function:
         return None
-    found = next((i for i in source_info.functions(request.source) if i.name == request.function), None)
+    found = next((i for i in defined if i.name == request.function), None)
     return None if found is None or found.wrapped else found
+
+
+@functools.lru_cache(maxsize=32)
+def _read(source: str, named: bool) -> tuple[str, tuple[source_info.FunctionInfo, ...]]:
+    """The code read with Python's parser, once where it can be: why it is too deep to read
+    (or ""), and the functions it defines (`named`: a function is asked for). Functions found
+    mean the parse went through, so there is nothing too deep; only code that defines none is
+    parsed again, for the reason. Kept for the last few sources: the same code run again (a
+    visitor's next Run, a flood of one request) is not parsed again."""
+    if named:
+        defined = tuple(source_info.functions(source))
+        if defined:
+            return "", defined
+    return source_info.nesting_problem(source), ()
 
 
 def _hosted_limits(request: JobRequest, config: Settings) -> None:
@@ -170,6 +215,7 @@ def _hosted_limits(request: JobRequest, config: Settings) -> None:
             ),
         )
     _text_limit(request, config.max_source_bytes)
+    _marks_limit(request)
     if not 0 < request.timing_budget_s <= config.max_timing_budget_s:
         raise FieldError(
             "timing_budget_s",
@@ -191,11 +237,7 @@ _PARSED = ("calls", "signature", "sweep", "compare", "function", "tf_version", "
 
 
 def _text_limit(request: JobRequest, limit: int) -> None:
-    sizes = {
-        name: sum(map(len, value)) if isinstance(value, tuple) else len(value or "")
-        for name in _PARSED
-        for value in [getattr(request, name)]
-    }
+    sizes = _per_field(request, len)
     if sum(sizes.values()) > limit:
         largest = max(sizes, key=lambda name: sizes[name])
         raise FieldError(
@@ -204,6 +246,64 @@ def _text_limit(request: JobRequest, limit: int) -> None:
                 size=sum(sizes.values()), limit=limit
             ),
         )
+
+
+def _per_field(
+    request: JobRequest, measure: typing.Callable[[str], int], names: tuple[str, ...] = _PARSED
+) -> dict[str, int]:
+    """Each named field's measure (a list's summed over its items)."""
+    return {
+        name: sum(map(measure, value)) if isinstance(value, tuple) else measure(value or "")
+        for name in names
+        for value in [getattr(request, name)]
+    }
+
+
+# What the grammar parses one Python step (or one syntax-tree node) at a time: a comma, a bracket,
+# a dot, an operator or a quote. The characters between them cost little (a regex, or one token
+# of Python's parser), so their count bounds the cost of reading a plan: 1,024 of them read in
+# about 4 ms here, where a 64 KB literal of 32,000 numbers took 50 ms (and 32,000 arguments
+# 190 ms) before the request was refused. The gallery's largest plan has 21.
+MAX_PLAN_MARKS = 512
+PLAN_MARKS = "".join(c for c in string.punctuation if c != "_")
+_GRAMMAR = ("calls", "signature", "sweep", "compare")  # the fields the plan's grammar reads
+
+
+def plan_marks(text: str) -> int:
+    """How many of PLAN_MARKS a text holds (one C-speed count each)."""
+    return sum(map(text.count, PLAN_MARKS))
+
+
+def _marks_limit(request: JobRequest) -> None:
+    marks = _per_field(request, plan_marks, _GRAMMAR)
+    if sum(marks.values()) > MAX_PLAN_MARKS:
+        largest = max(marks, key=lambda name: marks[name])
+        raise FieldError(
+            largest,
+            _(
+                "The call plan and options hold {n} commas, brackets, dots, quotes and operators; "
+                "the limit is {limit}. Make a large tensor with a form such as tf.ones([1000]) or "
+                "tf.range(1000), or with a function of your code, not as a literal."
+            ).format(n=sum(marks.values()), limit=MAX_PLAN_MARKS),
+        )
+
+
+def max_body_bytes(config: Settings) -> int:
+    """The largest JSON body a hosted request can be, so that a larger one is refused before it
+    is read: its code (max_source_bytes of UTF-8, each byte at most 6 bytes of JSON, as
+    \\u0001), its plan and options (max_source_bytes characters, each at most 12 bytes, as a
+    surrogate pair), and BODY_SPARE_BYTES for its other fields and whitespace."""
+    return 6 * config.max_source_bytes + 12 * config.max_source_bytes + BODY_SPARE_BYTES
+
+
+BODY_SPARE_BYTES = 64 * 1024
+
+
+def max_json_values(config: Settings) -> int:
+    """How many values (strings, numbers, lists) a hosted request's JSON holds at most: each
+    field's name and value, and max_calls calls. A body holding more is refused before it is
+    decoded (api/body.py counts them in its bytes)."""
+    return 2 * len(dataclasses.fields(JobRequest)) + config.max_calls
 
 
 def as_mapping(request: JobRequest) -> Mapping[str, Any]:

@@ -186,10 +186,16 @@ def shown(text: str) -> str:
     return repr(_cut(text.strip()))
 
 
+# The characters split_top_level acts on; the loop visits only these (a regex finds them in C),
+# so text between them (a long string, a long number) costs no Python step per character.
+_STRUCTURE_RE = re.compile(r"""['"\[\](){},]""")
+
+
 def split_top_level(text: str) -> list[str]:
     """Splits on commas that are not inside brackets, parentheses or quotes."""
     parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
+    for found in _STRUCTURE_RE.finditer(text):
+        i, ch = found.start(), found.group()
         if quote:
             if ch == quote and text[i - 1] != "\\":
                 quote = ""

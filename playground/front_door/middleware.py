@@ -43,7 +43,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..contract import i18n, specs
+from ..contract import i18n, job_request, specs
 from ..contract.config import Settings
 from ..contract.i18n import _
 from . import back_messages, identity
@@ -82,6 +82,15 @@ class DoorLimits:
     allowed_origins: tuple[str, ...]
     client_ip_header: str
     api_tokens: Mapping[str, str] = dataclasses.field(default_factory=dict)  # secret -> name
+    # An API request's body: at most what a request can be (job_request.max_body_bytes), so a
+    # larger one is refused before it is read; None: max_body_bytes
+    max_api_body_bytes: int | None = None
+
+    def body_cap(self, path: str) -> int:
+        """The body cap of a request to `path`: the API's own, or the upload cap."""
+        if path.startswith(API) and self.max_api_body_bytes is not None:
+            return min(self.max_api_body_bytes, self.max_body_bytes)
+        return self.max_body_bytes
 
     @classmethod
     def from_settings(cls, settings: Settings, max_upload_bytes: int) -> DoorLimits:
@@ -96,6 +105,7 @@ class DoorLimits:
             allowed_origins=origins(settings.allowed_origins),
             client_ip_header=settings.client_ip_header,
             api_tokens=identity.tokens(settings.api_tokens),
+            max_api_body_bytes=job_request.max_body_bytes(settings),
         )
 
 
@@ -258,7 +268,7 @@ class FrontDoor:
                 ).encode()
         if refusal is None:
             capped = _CappedBody(
-                receive, self._linked(send) if page and self.links else send, self.limits.max_body_bytes, api
+                receive, self._linked(send) if page and self.links else send, self.limits.body_cap(path), api
             )
             await self.app(scope, capped.receive, capped.send)
             return
@@ -297,14 +307,9 @@ class FrontDoor:
         refusal = self._cross_site(scope)
         if refusal is not None:
             return refusal
-        if length is not None and int(length) > limits.max_body_bytes:
-            return (
-                413,
-                _("The request is larger than this playground accepts ({limit} MB).").format(
-                    limit=f"{limits.max_body_bytes / 1e6:.1f}"
-                ),
-                None,
-            )
+        cap = limits.body_cap(str(scope.get("path", "")))
+        if length is not None and int(length) > cap:
+            return 413, _too_large(cap), None
         bucket = self.requests[client]
         if not bucket.take(now):
             wait = bucket.wait_s(now)
@@ -510,9 +515,7 @@ class _CappedBody:
         await self._send(message)
 
     async def _refuse(self) -> None:
-        text = _("The request is larger than this playground accepts ({limit} MB).").format(
-            limit=f"{self.cap / 1e6:.1f}"
-        )
+        text = _too_large(self.cap)
         body = (json.dumps({"error": {"status": 413, "message": text}}) if self.api else text + "\n").encode()
         kind = b"application/json" if self.api else b"text/plain; charset=utf-8"
         await self._send(
@@ -527,6 +530,12 @@ class _CappedBody:
             }
         )
         await self._send({"type": "http.response.body", "body": body})
+
+
+def _too_large(cap: int) -> str:
+    return _("The request is larger than this playground accepts ({limit} MB).").format(
+        limit=f"{cap / 1e6:.1f}"
+    )
 
 
 async def _drain(

@@ -154,3 +154,74 @@ def test_a_known_token_is_its_own_client_and_anything_else_is_the_address():
     assert identity.of_api_scope("", known, scope("Basic s3cret")) == "203.0.113.5"
     assert identity.of_api_scope("", known, scope()) == "203.0.113.5"
     assert identity.bearer(scope("Basic abc")) == "" and identity.bearer(scope()) is None
+
+
+# -- a refusal costs less than a Run: counts before parsing (issue 55) ---------------------------
+F_OF_ANY = "def f(*args, **kwargs):\n    return 1\n"
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        ("[" + ",".join(["1"] * 32_000) + "]",),  # a 64 KB literal: 50 ms to parse, then accepted
+        (",".join(["1"] * 32_000) + ",@",),  # 32,000 arguments, the last unreadable: 190 ms
+        ("-" * 600 + "1",),
+        ("tf.ones([2]), " * 100,),
+    ],
+    ids=["literal", "arguments", "unary", "forms"],
+)
+def test_a_plan_too_large_to_read_cheaply_is_refused_by_its_count_before_it_is_parsed(calls, monkeypatch):
+    parsed = []
+    monkeypatch.setattr(job_request.specs, "parse_call", lambda *a, **k: parsed.append(a))
+    asked = JobRequest(source=F_OF_ANY, function="f", calls=calls)
+    with pytest.raises(FieldError) as refused:
+        job_request.to_job(asked, SETTINGS, hosted=True)
+    message = str(refused.value)
+    assert refused.value.field == "calls" and f"the limit is {job_request.MAX_PLAN_MARKS}" in message
+    assert "tf.ones([1000])" in message and parsed == []
+
+
+def test_a_plan_at_the_marks_limit_is_read():
+    marks = job_request.MAX_PLAN_MARKS
+    one = ",".join(["1"] * (marks + 1))  # commas only
+    assert job_request.to_job(JobRequest(source=F_OF_ANY, function="f", calls=(one,)), SETTINGS, hosted=True)
+
+
+def test_a_call_the_grammar_cannot_read_is_refused_before_the_code_is_read(monkeypatch):
+    """The code is read with Python's parser (40 ms for 64 KB): only once the plan has passed."""
+    read = []
+    real = job_request.source_info.parse
+    monkeypatch.setattr(job_request.source_info, "parse", lambda source: read.append(1) or real(source))
+    source = F_OF_ANY + "x = 1\n" * 10_000
+    for calls, field in ((("float32[3]", "float32[3"), "calls[1]"), (("int33[2]",), "calls[0]")):
+        with pytest.raises(FieldError) as refused:
+            job_request.to_job(JobRequest(source=source, function="f", calls=calls), SETTINGS, hosted=True)
+        assert refused.value.field == field
+    assert read == []
+    # a "?" is named from the code's parameters, as before: the code is read for it
+    with pytest.raises(FieldError, match="fill in x"):
+        job_request.to_job(
+            JobRequest(source="def f(x):\n    return x\n", function="f", calls=("?",)), SETTINGS
+        )
+    assert read
+
+
+def test_every_request_within_the_limits_fits_the_body_cap_and_the_value_count():
+    """The API refuses a body over max_body_bytes, or holding more than max_json_values
+    values, before it decodes it: no request the limits accept may be over either."""
+    from playground.api import body
+
+    widest = JobRequest(
+        source="\x01" * SETTINGS.max_source_bytes,  # 6 bytes of JSON each
+        function="f",
+        calls=("\U0001f600" * (SETTINGS.max_source_bytes // SETTINGS.max_calls),) * SETTINGS.max_calls,
+        signature="",
+        compare="jit_compile",
+        timeout_s=1.0,
+    )  # every character of the plan a surrogate pair: 12 bytes of JSON
+    every = {f.name: getattr(widest, f.name) for f in dataclasses.fields(JobRequest)}
+    every["calls"] = list(widest.calls)
+    text = json.dumps(every, indent=4).encode()  # ensure_ascii: the widest spelling
+    assert len(text) <= job_request.max_body_bytes(SETTINGS)
+    assert not body.too_many(text, job_request.max_json_values(SETTINGS))[0]
+    assert body.loads(text, max_values=job_request.max_json_values(SETTINGS)) == every
