@@ -52,6 +52,9 @@ _LOG = logging.getLogger(__name__)
 
 
 def routes() -> list[Route]:
+    """The API's routes (app.py mounts them once, at start: the host names /metrics allows are
+    looked up from then on, off every request's path)."""
+    operator_metrics.RESOLVER.watch(operator_metrics.hosts(Settings.from_env().metrics_allow))
     return [*_served(), Route("/api/{rest:path}", elsewhere, methods=list(_METHODS))]
 
 

@@ -12,7 +12,6 @@ import json
 import math
 import os
 import socket
-import tempfile
 import threading
 import time
 
@@ -22,14 +21,20 @@ from . import layout
 from .process import (
     SandboxConfig,
     SandboxedWorker,
-    file_tail,
     kill_group,
     reap_and_free,
     set_priority_of,
     spawn,
 )
+from .readable import readable
+from .stderr_sink import StderrSink
+from .zygote import FORK_WAIT_S, KILL_WAIT_S
 
-REPLY_TIMEOUT_S = 30.0
+# How long the host waits for a zygote's answer, per request: each is the zygote's own wait
+# for it (zygote.py) plus room for a busy machine. A zygote that does not answer in time is
+# frozen or lost, and is killed whole (kill_child): a SIGSTOPped one held a job 33 s past a
+# 10 s limit while one wait of 30 s served every request.
+REPLY_TIMEOUT_S = {"fork": FORK_WAIT_S + 5.0, "reap": KILL_WAIT_S + 1.0, "kill": 1.0}
 NOTE = (
     "each job is forked from a warm zygote into new user, PID, mount, network and IPC "
     "namespaces, with its own /tmp"
@@ -50,7 +55,7 @@ class Zygote:
         self.config = config
         self.uid = layout.leases.take()
         self.dirs = layout.worker_dirs(self.uid)
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = StderrSink()
         self._lock = threading.Lock()
         self._serial = itertools.count()
         self.child: ForkedWorker | None = None
@@ -82,6 +87,7 @@ class Zygote:
             raise
         finally:
             theirs.close()
+            self.stderr.handed_over()
         if self.proc.stdin is not None:
             self.proc.stdin.close()  # it reads only its control socket
 
@@ -112,12 +118,13 @@ class Zygote:
         return json.loads(data)
 
     def _ask(self, request: dict, fds: tuple[int, ...] = ()) -> dict:
+        timeout_s = REPLY_TIMEOUT_S[request["op"]]
         with self._lock:
             try:
                 socket.send_fds(self._control, [json.dumps(request).encode()], list(fds))
             except OSError as e:
                 raise SandboxError(f"the zygote went away: {e}") from e
-            return self._receive(REPLY_TIMEOUT_S)
+            return self._receive(timeout_s)
 
     def fork(self) -> ForkedWorker:
         """A fresh worker, warming (it says "ready" on its own pipe)."""
@@ -133,6 +140,7 @@ class Zygote:
         finally:
             os.close(job_r)
             os.close(events_w)
+            worker.stderr.handed_over()
         if "forked" not in reply:
             tail = worker.stderr_tail()
             worker.release()
@@ -171,7 +179,7 @@ class Zygote:
         self.stderr.close()
 
     def _stderr_tail(self) -> str:
-        return file_tail(self.stderr)
+        return self.stderr.tail()
 
 
 class ForkedWorker(SandboxedWorker):
@@ -206,7 +214,18 @@ class ForkedWorker(SandboxedWorker):
         return True
 
     def alive(self) -> bool:
-        return not self._ended and self.zygote.alive()
+        """While idle (no job sent yet) a warm worker says nothing: anything to read on its
+        pipe then (EOF, the keeper's exit line) means it died, killed from outside."""
+        idle = self._job_w >= 0
+        return not self._ended and self.zygote.alive() and not (idle and readable(self._fd, 0))
+
+    def fault(self) -> str | None:
+        """The keeper writes how the worker ended before the pipe closes, and no code of the
+        job can reach the keeper (it is outside the job's PID namespace): a pipe that ended
+        without that line lost its keeper, or its whole zygote, to something outside the job."""
+        if self._ended:
+            return None
+        return "keeper" if self.zygote.alive() else "zygote"
 
     def _send_job(self, line: bytes) -> None:
         with os.fdopen(self._job_w, "wb", closefd=True) as pipe:

@@ -43,6 +43,8 @@ def kill_cause(outcome: Outcome) -> str | None:
         return "output"
     if outcome.crash is not None:
         return "crash"
+    if outcome.fault is not None:
+        return "sandbox"
     if outcome.signal == signal.SIGXCPU:
         return "cpu"
     if any(word in outcome.stderr for word in MEMORY_EVIDENCE):
@@ -170,6 +172,15 @@ def _stopped(cause: str, outcome: Outcome, limits: dict, timeout_s: float) -> Re
         return _empty(
             "killed",
             _("The worker failed: {error}").format(error=f"{crash.type[:100]}: {crash.message[:300]}"),
+            outcome,
+        )
+    if cause == "sandbox":
+        return _empty(
+            "killed",
+            _(
+                "The sandbox failed: a process of the sandbox that served your job (`{part}`) "
+                "ended from outside it. Your code was not the cause; run it again."
+            ).format(part=outcome.fault),
             outcome,
         )
     if cause == "cpu":

@@ -27,7 +27,7 @@ from . import exports
 from .forked import NOTE as FORKED_NOTE
 from .forked import ForkedWorker, Zygotes, fork_wanted
 from .outcome import finish, kill_cause, sandbox_info
-from .process import SandboxConfig, SandboxedWorker, WorkerProcess
+from .process import SandboxConfig, SandboxedWorker, WorkerGone, WorkerProcess
 from .supervisor import supervise
 
 START_TIMEOUT_S = 120.0  # a TF import on a busy 2-core machine; a hung start is an error
@@ -35,6 +35,7 @@ START_TIMEOUT_S = 120.0  # a TF import on a busy 2-core machine; a hung start is
 # prints it): the estimate a visitor is told while the server warms up.
 WARM_UP_S = 15.0
 MAX_START_FAILURES = 3  # then submit raises instead of waiting for workers forever
+GONE_RETRIES = 2  # a job whose worker was found dead before it got the job goes to another
 
 
 class WorkerPool:
@@ -79,23 +80,28 @@ class WorkerPool:
     def _submit_one(self, job: Job, on_event: OnEvent | None, control: JobControl | None = None) -> Report:
         emit = on_event or (lambda event: None)
         asked = time.monotonic()
-        worker = self._take(emit)
-        # Warm: forked from a zygote that had imported TensorFlow before this job asked.
-        warm = isinstance(worker, ForkedWorker) and worker.zygote.ready_at <= asked
-        emit(as_event(Started()))
-        timeout = min(job.timeout_s, self.settings.timeout_s)
-        done = threading.Event()
-        if control is not None:
-            control.uid = worker.uid
-            threading.Thread(target=_kill_on, args=(control.stop, done, worker), daemon=True).start()
-        try:
-            outcome = supervise(worker, job, timeout, on_event, self.settings.demote_after_s)
-        finally:
-            done.set()
-            with self._cond:
-                self._running -= 1
-                self._cond.notify_all()
-            threading.Thread(target=self._retire, args=(worker, False), daemon=True).start()
+        for attempt in range(1, GONE_RETRIES + 2):
+            worker = self._take(emit)
+            # Warm: forked from a zygote that had imported TensorFlow before this job asked.
+            warm = isinstance(worker, ForkedWorker) and worker.zygote.ready_at <= asked
+            emit(as_event(Started()))
+            timeout = min(job.timeout_s, self.settings.timeout_s)
+            done = threading.Event()
+            if control is not None:
+                control.uid = worker.uid
+                threading.Thread(target=_kill_on, args=(control.stop, done, worker), daemon=True).start()
+            try:
+                outcome = supervise(worker, job, timeout, on_event, self.settings.demote_after_s)
+                break
+            except WorkerGone:  # killed while idle, after the pool's last look: none of it ran
+                if attempt > GONE_RETRIES:
+                    raise
+            finally:
+                done.set()
+                with self._cond:
+                    self._running -= 1
+                    self._cond.notify_all()
+                threading.Thread(target=self._retire, args=(worker, False), daemon=True).start()
         self._walls.append(outcome.wall_s)
         cause = kill_cause(outcome)
         if cause is not None:

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +21,7 @@ from ..contract.job import Job, job_to_json
 from . import bwrap, exports, layout
 from . import limits as rlimits
 from .readable import readable
+from .stderr_sink import StderrSink
 
 # bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that spawned it
 # ends; so every spawn happens on one thread that lives as long as this process.
@@ -75,6 +75,11 @@ class SandboxConfig:
         )
 
 
+class WorkerGone(SandboxError):
+    """The worker was dead before the job reached it: no code of the job ran, so the pool may
+    hand the job to another worker."""
+
+
 class SandboxedWorker:
     """The host's end of one job's worker, however it was started: its job dir, its protocol
     pipe, its stderr. Subclasses say how the job reaches it and how it is stopped (WorkerProcess,
@@ -85,7 +90,7 @@ class SandboxedWorker:
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = StderrSink()  # a pipe, never a file the job could grow
         self._reader = protocol.LineReader()
         self._pending: collections.deque[bytes] = collections.deque()  # read, not decoded
         self._progress = 0
@@ -117,7 +122,7 @@ class SandboxedWorker:
         try:
             self._send_job((job_to_json(job) + "\n").encode())
         except OSError as e:
-            raise SandboxError(f"the sandbox worker went away before the job: {e}") from e
+            raise WorkerGone(f"the sandbox worker went away before the job: {e}") from e
         return job
 
     def _send_job(self, line: bytes) -> None:
@@ -135,6 +140,11 @@ class SandboxedWorker:
 
     def exit_code(self) -> int | None:
         raise NotImplementedError
+
+    def fault(self) -> str | None:
+        """Which part of the sandbox around the job died from outside it, once the job has
+        ended without a report (None: none did, or this kind of worker cannot tell)."""
+        return None
 
     def alive(self) -> bool:
         """False once the worker has died (while idle, a pool replaces it)."""
@@ -187,7 +197,7 @@ class SandboxedWorker:
             self._pending.extend(self._reader.feed(chunk))
 
     def stderr_tail(self, size: int = 4000) -> str:
-        return file_tail(self.stderr, size)
+        return self.stderr.tail(size)
 
     def _close_pipes(self) -> None:
         for closer in (lambda: os.close(self._fd), self.stderr.close):
@@ -195,16 +205,6 @@ class SandboxedWorker:
                 closer()
             except (OSError, AttributeError):
                 pass
-
-
-def file_tail(handle: object, size: int = 4000) -> str:
-    """The last `size` bytes of a worker's stderr file, as text ('' once it is closed)."""
-    try:
-        fd = handle.fileno()  # type: ignore[attr-defined]
-        end = os.fstat(fd).st_size
-        return os.pread(fd, size, max(0, end - size)).decode("utf-8", "replace").strip()
-    except (OSError, ValueError):
-        return ""
 
 
 def spawn(
@@ -275,6 +275,7 @@ class WorkerProcess(SandboxedWorker):
             raise
         finally:
             os.close(write_fd)
+            self.stderr.handed_over()
         self.started = time.monotonic()
 
     def alive(self) -> bool:

@@ -30,6 +30,7 @@ class Outcome:
     malformed: str = ""  # why the worker's stream was refused, if it was
     signal: int | None = None
     exit_code: int | None = None
+    fault: str | None = None  # the part of the sandbox that died from outside (worker.fault)
     stderr: str = ""
     wall_s: float = 0.0  # the supervisor's clock: what the job is billed
     cpu_s: float | None = None  # the host's reading of /proc as the job ended
@@ -78,6 +79,7 @@ def supervise(
         if not ended:
             outcome.signal = worker.exit_signal(timeout_s=2.0)  # died on its own: why?
             outcome.exit_code = worker.exit_code()
+            outcome.fault = worker.fault()
         outcome.cpu_s = worker.cpu_seconds()
         worker.kill()
         outcome.stderr = "" if done else worker.stderr_tail()

@@ -6,9 +6,13 @@ only. The real routes, with an executor still importing TensorFlow in the pool's
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
+import socket
+import threading
 
 import pytest
+from sandbox_support import poll
 from starlette.applications import Starlette
 
 from playground import api
@@ -48,6 +52,12 @@ def server(monkeypatch, tmp_path):
 def call(
     method: str, path: str, body: bytes = b"", peer: str = "198.51.100.61"
 ) -> tuple[int, dict[str, str], dict | str]:
+    return asyncio.run(asgi(Starlette(routes=api.routes()), method, path, body, peer))
+
+
+async def asgi(
+    app: Starlette, method: str, path: str, body: bytes = b"", peer: str = "198.51.100.61"
+) -> tuple[int, dict[str, str], dict | str]:
     sent: dict = {"body": b""}
 
     async def receive() -> dict:
@@ -75,7 +85,7 @@ def call(
         "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode())],
     }  # fmt: skip
-    asyncio.run(Starlette(routes=api.routes())(scope, receive, send))
+    await app(scope, receive, send)
     text = sent["body"].decode()
     is_json = sent["headers"].get("content-type", "").startswith("application/json")
     return sent["status"], sent["headers"], json.loads(text) if is_json else text
@@ -148,10 +158,21 @@ def test_which_peers_may_read_the_metrics(peer, setting, allowed):
     assert may_read(peer, setting) is allowed
 
 
+NAMES = {"localhost": ["127.0.0.1", "::1"], "prometheus": ["172.18.0.5"]}
+
+
+def table_lookup(host: str) -> list[str]:
+    """A resolver that knows NAMES, at the seam where the real one asks getaddrinfo."""
+    if host not in NAMES:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    return NAMES[host]
+
+
 @pytest.mark.parametrize(
     ("peer", "setting", "allowed"),
     [
         ("127.0.0.1", "10.0.0.0/8,localhost", True),  # the name resolves to the peer
+        ("::ffff:172.18.0.5", "prometheus", True),
         ("10.9.9.9", "localhost", False),  # it resolves, to another address
         ("127.0.0.1", "no-such-host.invalid", False),  # it does not resolve: nothing allowed
         ("testclient", "localhost", False),  # no peer address
@@ -159,12 +180,61 @@ def test_which_peers_may_read_the_metrics(peer, setting, allowed):
     ],
 )
 def test_a_host_name_in_the_setting_allows_the_address_it_resolves_to(peer, setting, allowed):
-    import asyncio
+    from playground.api.operator_metrics import Resolver, hosts, named
 
-    from playground.api.operator_metrics import hosts, named
-
-    assert asyncio.run(named(peer, setting)) is allowed
+    resolver = Resolver(table_lookup)
+    resolver.watch(hosts(setting))
+    assert poll(lambda: resolver.lookups >= len(hosts(setting)))
+    assert named(peer, setting, resolver) is allowed
     assert "10.0.0.0/8" not in hosts(setting)
+    resolver.close()
+
+
+def test_a_names_new_address_is_found_by_the_next_refresh():
+    from playground.api.operator_metrics import Resolver
+
+    names = {"prometheus": ["172.18.0.5"]}
+    resolver = Resolver(lambda host: names[host], refresh_s=0.05)
+    assert resolver.addresses(["prometheus"]) == frozenset()  # asked: looked up from now on
+    assert poll(lambda: ipaddress.ip_address("172.18.0.5") in resolver.addresses(["prometheus"]))
+    names["prometheus"] = ["172.18.0.9"]  # the service restarted elsewhere
+    assert poll(lambda: ipaddress.ip_address("172.18.0.9") in resolver.addresses(["prometheus"]))
+    assert ipaddress.ip_address("172.18.0.5") not in resolver.addresses(["prometheus"])
+    resolver.close()
+
+
+def test_a_slow_resolver_delays_no_scrape_and_no_other_request(server, monkeypatch):
+    """The issue: a scrape from a refused address waited on a 4-s lookup, and other visitors'
+    refusals waited up to 7 s behind it (lookups held the event loop's thread pool, where the API
+    decodes bodies). Here the lookup never answers while the requests are made: every scrape is
+    answered (403, from the addresses known so far), a body is refused (400), and the name was
+    looked up once, off their path."""
+    from playground.api import operator_metrics
+
+    release, asked = threading.Event(), []
+
+    def hung(host, *args, **kwargs):  # socket.getaddrinfo's seam: before and after the change
+        asked.append(host)
+        release.wait(60)
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", hung)
+    monkeypatch.setattr(operator_metrics, "RESOLVER", operator_metrics.Resolver())
+    monkeypatch.setenv("PLAYGROUND_METRICS_ALLOW", "127.0.0.1/32,prometheus")
+    app = Starlette(routes=api.routes())
+
+    async def scenario():
+        scrapes = [asgi(app, "GET", "/metrics", peer="198.51.100.62") for _ in range(12)]
+        refused = asgi(app, "POST", "/api/v1/analyze", b'{"source": ', peer="198.51.100.63")
+        return await asyncio.wait_for(asyncio.gather(*scrapes, refused), 30)  # a guard, not a figure
+
+    try:
+        answers = asyncio.run(scenario())
+        assert poll(lambda: asked == ["prometheus"]) and not release.is_set()  # once, still hung
+    finally:
+        release.set()
+        operator_metrics.RESOLVER.close()
+    assert [status for status, _headers, _body in answers] == [403] * 12 + [400]
 
 
 @pytest.mark.parametrize(
