@@ -211,10 +211,12 @@ def field_error(key: str) -> str:
 
 
 def show_error(key: str) -> None:
+    """The field's refusal beside it, as text: it quotes what the field holds, which a share
+    link may have filled with markdown."""
     message = field_error(key)
     if message:
         st.html(f'<div id="{field_anchor(key)}"></div>')
-        st.error(message)
+        st.error(md(message))
 
 
 def call_lines(text: str) -> list[str]:

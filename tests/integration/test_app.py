@@ -141,7 +141,7 @@ def test_bad_call_plan_is_refused_next_to_the_field_and_keeps_text(app: AppTest)
     app.run()
     app.text_area(key=keys.CALLS).input("float32[3]\nflaot32[2]").run()
     app.button(key=keys.RUN).click().run()
-    assert any("Call 2" in e.value and "flaot32" in e.value for e in app.error)
+    assert any("Call 2" in shown(e.value) and "flaot32" in shown(e.value) for e in app.error)
     assert app.text_area(key=keys.CALLS).value == "float32[3]\nflaot32[2]"
     assert not any(m.label == "Traces" for m in app.metric)
 
@@ -150,7 +150,7 @@ def test_bad_signature_is_refused(app: AppTest) -> None:
     app.run()
     app.text_input(key=keys.SIGNATURE).input("float32[None,").run()
     app.button(key=keys.RUN).click().run()
-    assert any(e.value.startswith("input_signature:") for e in app.error)  # by the field
+    assert any(shown(e.value).startswith("input_signature:") for e in app.error)  # by the field
     assert any(shown(e.value).startswith("Not run: input_signature:") for e in app.error)  # by Run
 
 
@@ -428,7 +428,9 @@ def test_bad_sweep_is_refused_under_its_field_and_kept(app: AppTest) -> None:
     ):
         app.text_input(key=keys.SWEEP).input(text).run()
         app.button(key=keys.RUN).click().run()
-        assert any(e.value.startswith("Size sweep") and expected in e.value for e in app.error), text
+        assert any(
+            shown(e.value).startswith("Size sweep") and expected in shown(e.value) for e in app.error
+        ), text
         assert app.text_input(key=keys.SWEEP).value == text
         assert not any(m.label == "Traces" for m in app.metric)
     # Hidden while timing is off, the text survives and comes back.
@@ -704,7 +706,7 @@ def test_options_open_by_themselves_for_a_links_settings_and_a_fields_error(fold
     app.session_state[keys.SIGNATURE] = "float32[None,"  # an error inside a folded panel
     app.button(key=keys.RUN).click().run()
     assert app.text_input(key=keys.SIGNATURE).value == "float32[None,"  # opened to show it
-    assert any(e.value.startswith("input_signature:") for e in app.error)  # by the field
+    assert any(shown(e.value).startswith("input_signature:") for e in app.error)  # by the field
     assert any(shown(e.value).startswith("Not run: input_signature:") for e in app.error)  # by Run
     app.toggle(key=keys.TIMING).set_value(True).run()  # named "timing" / "计时"
     app.session_state[keys.OPTIONS_PANEL] = False  # the user folds it anyway

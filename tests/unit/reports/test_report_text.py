@@ -440,3 +440,41 @@ def test_a_call_error_without_a_message_is_a_row_too() -> None:
     )
     (row,) = timeline_rows(dataclasses.replace(REPORT.functions[0], calls=[call]))
     assert row["result"] == "ValueError: "
+
+
+# --- a share link ------------------------------------------------------------------------------
+
+LINK = "[click](https://evil.example) "
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"fn": LINK, "calls": LINK, "example": LINK, "sig": LINK, "timing": "1", "sweep": LINK, "tol": LINK},
+        {"code": "def f(x):\n    return x  # " + LINK, "fn": "f", "calls": "float32[3]\n" + LINK},
+    ],
+    ids=["every field", "code and plan"],
+)
+def test_a_share_links_parameters_are_drawn_as_text(monkeypatch, params: dict) -> None:
+    """What a link's parameters hold is the visitor's to read, never a link to follow: the page
+    on the link, Run pressed (each field's refusal beside it quotes the field), draws no link."""
+    from streamlit.testing.v1 import AppTest
+
+    from playground.contract import share_link
+    from playground.ui import keys
+
+    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:replay")
+    monkeypatch.setenv("PLAYGROUND_EDITOR", "plain")
+    at = AppTest.from_file(str(repo_paths.APP), default_timeout=60)
+    for name, value in params.items():
+        at.query_params[name] = share_link.encode_source(value) if name == "code" else value
+    at.run()
+    at.session_state[keys.OPTIONS_PANEL] = True
+    at.button(key=keys.RUN).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    values = markdown_values(at)
+    for value in values:
+        hrefs = [t.attrGet("href") for t in parsed(value) if t.type in ("link_open", "image")]
+        assert all(str(href).startswith("#field-") for href in hrefs), value  # "Show the field" only
+        assert not TEXT_LEVEL[0].search(shown_text(value)), value  # no autolink of the address
+    assert any(LINK.strip() in unescape_markdown(value) for value in values)  # said, as text

@@ -9,6 +9,7 @@ import pytest
 from app_support import app  # noqa: F401 - fixture: replayed reports, the plain editor
 from streamlit.testing.v1 import AppTest
 
+from playground.reports.safe_text import unescape_markdown as shown
 from playground.ui import keys
 
 
@@ -73,7 +74,9 @@ def test_malformed_signature_is_refused_next_to_the_field(app: AppTest) -> None:
     start(app, "signature")
     app.text_input(key=keys.COMPARE_SIGNATURE).set_value("float32[None").run()
     app.button(key=keys.RUN).click().run()
-    assert any("unclosed bracket" in e.value and "accepted: tf=VERSION" in e.value for e in app.error)
+    assert any(
+        "unclosed bracket" in shown(e.value) and "accepted: tf=VERSION" in shown(e.value) for e in app.error
+    )
     assert keys.RESULT not in app.session_state
 
 
