@@ -215,3 +215,35 @@ def test_a_saved_report_a_visitor_opens_meets_the_workers_checks() -> None:
             protocol.decode_report(hostile)
     with pytest.raises(protocol.MalformedMessage, match="tensorflow_version"):
         protocol.decode_report(b'{"tensorflow_version": 2}')
+
+
+def test_a_number_too_large_for_a_float_is_malformed_not_an_overflow() -> None:
+    """JSON's integers have no bound and float() of a huge one raises OverflowError, which no
+    reader of a report catches: it is a value that does not fit, named by its field."""
+    line = report_line().replace(b'"duration_s": 0.0', b'"duration_s": 1' + b"0" * 400)
+    with pytest.raises(protocol.MalformedMessage, match="duration_s"):
+        protocol.parse(line)
+    with pytest.raises(DecodeError, match=r"^\[2\]: not a finite number"):
+        decode(list[float], [1.0, 2.0, 10**400])
+
+
+def test_lists_of_plain_values_are_checked_whole_and_still_name_the_item_that_does_not_fit() -> None:
+    bounds = Bounds(text_chars=3)
+    assert decode(list[float], [0.5, 1.5]) == [0.5, 1.5]
+    assert decode(list[float], [1, 0.5]) == [1.0, 0.5] and type(decode(list[float], [1])[0]) is float
+    assert decode(list[str], ["abc", ""], bounds) == ["abc", ""]
+    assert decode(list[int], [2**53, -(2**53)]) == [2**53, -(2**53)]
+    for cls, value, where in (
+        (list[float], [0.5, float("nan")], r"^\[1\]: not a finite"),
+        (list[float], [0.5, True], r"^\[1\]: not a number"),
+        (list[str], ["a", "abcd"], r"^\[1\]: longer than 3"),
+        (list[int], [1, 2**53 + 1], r"^\[1\]: not an integer"),
+        (list[int], [1, True], r"^\[1\]: not an integer"),
+    ):
+        with pytest.raises(DecodeError, match=where):
+            decode(cls, value, bounds)
+    deep = {"functions": [{**to_dict(OK_REPORT), "name": "f", "tracing_count": "x"}]}
+    with pytest.raises(DecodeError, match=r"^functions\[0\]\.tracing_count: not an integer"):
+        decode(Report, {**to_dict(OK_REPORT), **deep}, protocol.REPORT_BOUNDS)
+    with pytest.raises(DecodeError, match=r"^report\.functions\[0\]\.tracing_count: not an integer"):
+        decode(Report, {**to_dict(OK_REPORT), **deep}, protocol.REPORT_BOUNDS, "report")
