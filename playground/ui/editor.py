@@ -14,7 +14,7 @@ from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
 from ..contract.job import Job
 from ..gallery import article
-from ..reports import notebook
+from ..reports import drawn, notebook
 from ..reports.safe_text import code_span, markdown_literal
 from . import code_box, folded, gutter, keys, language, state
 
@@ -263,16 +263,18 @@ def open_report(name: str, data: bytes) -> None:
 
 def saved_result(name: str, data: bytes, number: int) -> state.Result:
     """The result a saved report's bytes make, checked as a worker's report is (and trace
-    mode's cited lines held to the bounds it writes them in); ValueError if they are none."""
+    mode's cited lines held to the bounds it writes them in), then cut to what the page draws
+    in bounded time (reports/drawn.py), each cut said; ValueError if they are none."""
     if len(data) > protocol.REPORT_LINE_BYTES:
         raise ValueError(_("it is over {limit} bytes").format(limit=protocol.REPORT_LINE_BYTES))
-    report = protocol.decode_report(data)
+    report, cuts = drawn.fit(protocol.decode_report(data))
     return state.Result(
         job=Job(source="", function=None, filename=name),
         report=report,
         example=None,
         number=number,
         saved=name,
+        cuts=tuple(cuts),
     )
 
 

@@ -23,6 +23,7 @@ from ..contract.share_link import (
 from ..contract.specs import NO_ARGUMENTS
 from ..gallery.recorded import recorded
 from ..reports.compare import Comparison
+from ..reports.drawn import Cut
 from . import compare_inputs, keys
 
 DEFAULT_EXAMPLE = "retracing"
@@ -45,6 +46,7 @@ class Result:
     before_fix: tuple[int, int] | None = None  # (run number, its traces): a fix made this run
     saved: str = ""  # a saved report opened from a file (its name): read-only, no run behind it
     recorded: bool = False  # the example's recorded report, drawn before any Run (gallery/recorded.py)
+    cuts: tuple[Cut, ...] = ()  # what of a saved report is not drawn (reports/drawn.py)
 
 
 def example_values(example: gallery.Example) -> dict:

@@ -10,7 +10,7 @@ from ...contract import i18n
 from ...contract.i18n import N_, _, _p
 from ...contract.job import FunctionReport, Report
 from ...gallery import article
-from ...reports import failure, notebook, tables
+from ...reports import drawn, failure, notebook, tables
 from ...reports.safe_text import code_span
 from ...reports.safe_text import markdown_literal as md
 from .. import folded, keys
@@ -286,6 +286,8 @@ def render(result: Result, wide: DeltaGenerator | None = None) -> bool:
                 name=code_span(result.saved)
             )
         )
+    if result.cuts:  # a file larger than any run: what of it the page leaves out
+        st.warning("\n\n".join(drawn.notes(list(result.cuts))))
     if result.recorded:
         st.caption(
             _(
