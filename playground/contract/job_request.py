@@ -199,7 +199,7 @@ def _read(source: str, named: bool) -> tuple[str, tuple[source_info.FunctionInfo
 
 
 def _hosted_limits(request: JobRequest, config: Settings) -> None:
-    size = len(request.source.encode())
+    size = len(request.source.encode("utf-8", "surrogatepass"))  # before check_text: a size first
     if size > config.max_source_bytes:
         raise FieldError(
             "source",

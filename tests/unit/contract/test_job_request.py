@@ -14,6 +14,7 @@ from openapi_spec_validator import validate
 from playground.api import openapi
 from playground.contract import job_request
 from playground.contract.config import Settings
+from playground.contract.errors import PlaygroundError
 from playground.contract.job_request import FieldError, JobRequest
 from playground.front_door import identity
 
@@ -225,3 +226,8 @@ def test_every_request_within_the_limits_fits_the_body_cap_and_the_value_count()
     assert len(text) <= job_request.max_body_bytes(SETTINGS)
     assert not body.too_many(text, job_request.max_json_values(SETTINGS))[0]
     assert body.loads(text, max_values=job_request.max_json_values(SETTINGS)) == every
+
+
+def test_the_code_is_measured_before_it_is_checked_as_text_and_still_refused_as_text():
+    with pytest.raises(PlaygroundError, match="not valid UTF-8"):  # not a UnicodeEncodeError
+        job_request.to_job(JobRequest(source='x = "\ud800"\n'), SETTINGS, hosted=True)
