@@ -41,6 +41,7 @@ class Settings:
     open_files: int = 256  # PLAYGROUND_OPEN_FILES
     isolation: str = "auto"  # PLAYGROUND_ISOLATION: auto | bubblewrap | process
     fork_workers: str = "auto"  # PLAYGROUND_FORK_WORKERS: auto | on | off
+    job_cgroup: str = "auto"  # PLAYGROUND_JOB_CGROUP: auto | off | a delegated cgroup v2 dir
     python: str = ""  # PLAYGROUND_PYTHON, worker interpreter
     tf_venvs: str = ""  # PLAYGROUND_TF_VENVS, extra TF venvs (a,b)
     version_pools: str = ""  # PLAYGROUND_VERSION_POOLS, "2.15.1=1" warm zygotes

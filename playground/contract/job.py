@@ -296,6 +296,9 @@ class SandboxInfo:
     # CPU seconds the host read from /proc itself (never a number the job sent); the wall
     # time it measured is the report's duration_s.
     cpu_s: float | None = None
+    # The most memory the job's processes held together, from its cgroup (sandbox/job_cgroup.py);
+    # None where jobs get no cgroup.
+    memory_peak_mb: float | None = None
 
 
 @dataclass(frozen=True)

@@ -260,6 +260,7 @@ class ForkedWorker(SandboxedWorker):
             os.close(self._job_w)
             self._job_w = -1
         self.dirs.remove()
+        self._remove_cgroup()  # its namespace is empty now
         self._close_pipes()
         if self.zygote.child is self:
             self.zygote.child = None

@@ -33,6 +33,8 @@ NETWORK_TEXT = (
 def kill_cause(outcome: Outcome) -> str | None:
     """Why the host stopped a job or found it dead, from what the host saw (never the worker's
     report): /metrics counts it, and finish words it for the user. None: the job reported."""
+    if outcome.oom_killed:  # before a report: a job whose processes were killed is over
+        return "memory"
     if outcome.report is not None:
         return None
     if outcome.malformed:
@@ -45,6 +47,8 @@ def kill_cause(outcome: Outcome) -> str | None:
         return "crash"
     if outcome.fault is not None:
         return "sandbox"
+    if outcome.oom_killed:
+        return "memory"
     if outcome.signal == signal.SIGXCPU:
         return "cpu"
     if any(word in outcome.stderr for word in MEMORY_EVIDENCE):
@@ -69,7 +73,7 @@ def _finish(outcome: Outcome, sandbox: SandboxInfo, timeout_s: float) -> Report:
         report = _stopped(cause, outcome, limits, timeout_s)
     if outcome.demoted_after_s is not None:
         sandbox = dataclasses.replace(sandbox, notes=sandbox.notes + [demoted_note(outcome.demoted_after_s)])
-    sandbox = dataclasses.replace(sandbox, cpu_s=outcome.cpu_s)
+    sandbox = dataclasses.replace(sandbox, cpu_s=outcome.cpu_s, memory_peak_mb=outcome.memory_peak_mb)
     executor = ExecutorInfo(kind="local", node=socket.gethostname())
     # The duration is the supervisor's measurement, whatever the report said.
     return dataclasses.replace(report, sandbox=sandbox, executor=executor, duration_s=outcome.wall_s)
@@ -187,6 +191,15 @@ def _stopped(cause: str, outcome: Outcome, limits: dict, timeout_s: float) -> Re
         return _empty(
             "timeout",
             _("CPU limit: stopped after {seconds} s of CPU time").format(seconds=limits["cpu_s"]),
+            outcome,
+        )
+    if cause == "memory" and outcome.oom_killed:
+        return _empty(
+            "memory",
+            _(
+                "Memory limit: the job's processes together passed {limit} MiB, the limit per job; "
+                "the kernel stopped them"
+            ).format(limit=limits["memory_mb"]),
             outcome,
         )
     if cause == "memory":

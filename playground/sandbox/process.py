@@ -20,6 +20,7 @@ from ..contract.errors import SandboxError
 from ..contract.job import Job, job_to_json
 from . import bwrap, exports, layout
 from . import limits as rlimits
+from .job_cgroup import JobCgroup, JobCgroups
 from .readable import readable
 from .stderr_sink import StderrSink
 
@@ -29,6 +30,7 @@ _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
 WARMING_NICE = 10  # a refilling worker's TF import yields the cores to running jobs
 PROGRESS_CAP = 5_000  # progress messages decoded per job; a flood's rest is dropped
 REDUCED = "reduced isolation: not for public hosting"
+NO_CGROUP = "no cgroup per job here: memory and processes are bounded per process (rlimits)"
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class SandboxConfig:
     notes: tuple[str, ...] = ()
     prefix: str | None = None
     worker_limits: dict[str, Any] = field(default_factory=dict)
+    cgroups: JobCgroups | None = None  # where each job gets a cgroup of its own, if anywhere
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SandboxConfig:
@@ -64,6 +67,12 @@ class SandboxConfig:
             )
         limits = rlimits.limits_of(settings)
         worker_limits = dict(limits, gpu_memory_mb=settings.gpu_memory_mb)
+        cgroups = JobCgroups.find(settings.job_cgroup)
+        notes.append(
+            f"memory and processes bounded per job: {cgroups.description}"
+            if cgroups is not None
+            else NO_CGROUP
+        )
         return cls(
             isolation,
             python,
@@ -72,6 +81,7 @@ class SandboxConfig:
             tuple(notes),
             layout.interpreter_prefix(python),
             worker_limits,
+            cgroups,
         )
 
 
@@ -98,6 +108,7 @@ class SandboxedWorker:
         self.pid: int | None = None
         self.pid_namespace = 0
         self.gpus = 0
+        self.cgroup: JobCgroup | None = None
 
     def _inside(self, host_path: str, mount: str) -> str:
         """Where the worker sees one of its dirs."""
@@ -115,8 +126,10 @@ class SandboxedWorker:
 
     def start_job(self, job: Job) -> Job:
         """Writes the source where the job can read but not change it, then hands it over. The
-        job keeps the user's file name: tracebacks name their file, not the sandbox's path."""
+        job keeps the user's file name: tracebacks name their file, not the sandbox's path.
+        The worker's processes enter the job's own cgroup first, where there is one."""
         self.prioritise()
+        self._enter_cgroup()
         layout.write_job_file(self.dirs, job.source, self.uid)
         job = exports.attach(job, self.dirs.job, self._inside(self.dirs.job, bwrap.JOB_MOUNT), self.uid)
         try:
@@ -127,6 +140,27 @@ class SandboxedWorker:
 
     def _send_job(self, line: bytes) -> None:
         raise NotImplementedError
+
+    def _enter_cgroup(self) -> None:
+        cgroups, limits = self.config.cgroups, self.config.limits
+        if cgroups is None:
+            return
+        self.cgroup = cgroups.make(limits["memory_mb"], limits["processes"])
+        if self.cgroup is not None:
+            self.cgroup.enter(sandbox_pids(self.pid_namespace, self.uid) or ())
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed the job for its cgroup's memory limit."""
+        return self.cgroup is not None and self.cgroup.oom_killed()
+
+    def memory_peak_mb(self) -> float | None:
+        peak = self.cgroup.peak_bytes() if self.cgroup is not None else None
+        return None if peak is None else round(peak / (1 << 20), 1)
+
+    def _remove_cgroup(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
 
     def prioritise(self) -> None:
         """Called as the job starts; a worker that warmed at WARMING_NICE gets normal priority
@@ -315,6 +349,7 @@ class WorkerProcess(SandboxedWorker):
     def release(self) -> None:
         """After kill(): reap, check nothing of the uid is left, free the uid and the dirs."""
         reap_and_free(getattr(self, "proc", None), self.uid, self.dirs)
+        self._remove_cgroup()
         self._close_pipes()
 
 

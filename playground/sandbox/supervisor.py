@@ -31,6 +31,8 @@ class Outcome:
     signal: int | None = None
     exit_code: int | None = None
     fault: str | None = None  # the part of the sandbox that died from outside (worker.fault)
+    oom_killed: bool = False  # the kernel killed it for its cgroup's memory limit
+    memory_peak_mb: float | None = None  # its cgroup's peak, read by the host
     stderr: str = ""
     wall_s: float = 0.0  # the supervisor's clock: what the job is billed
     cpu_s: float | None = None  # the host's reading of /proc as the job ended
@@ -81,6 +83,8 @@ def supervise(
             outcome.exit_code = worker.exit_code()
             outcome.fault = worker.fault()
         outcome.cpu_s = worker.cpu_seconds()
+        outcome.oom_killed = worker.oom_killed()  # a killed child does not end the job itself
+        outcome.memory_peak_mb = worker.memory_peak_mb()
         worker.kill()
         outcome.stderr = "" if done else worker.stderr_tail()
     return outcome
