@@ -128,6 +128,36 @@ def test_a_malformed_body_is_a_400_that_names_its_field(server, body, field):
     assert 0 < len(error["message"]) < 2100  # never the request's megabytes echoed
 
 
+F_OF_ANY = "def f(*args, **kwargs):\n    return 1\n"
+# Issue 55: refusals that cost the server more than a Run (0.13 to 0.21 CPU-s), now refused by a
+# count before the body is decoded or the plan parsed; bench/bench_refusals.py measures them.
+COUNTED = [
+    (b'{"source": "x", "calls": [' + b'"",' * 350_000 + b'""]}', "", "JSON values"),  # 1 MB
+    (
+        json.dumps(
+            {"source": F_OF_ANY, "function": "f", "calls": ["[" + ",".join(["1"] * 32_000) + "]"]}
+        ).encode(),
+        "calls",
+        "the limit is 512",
+    ),  # a 64 KB literal: it ran
+    (
+        json.dumps(
+            {"source": F_OF_ANY, "function": "f", "calls": [",".join(["1"] * 32_000) + ",@"]}
+        ).encode(),
+        "calls",
+        "the limit is 512",
+    ),
+]
+
+
+@pytest.mark.parametrize("body, field, words", COUNTED, ids=["values", "literal", "arguments"])
+def test_a_flood_of_values_is_refused_by_its_count(server, body, field, words):
+    status, kind, answer = post(server[0], body, JSON)
+    assert status == 400 and kind == "application/json", (status, answer[:300])
+    error = json.loads(answer)["error"]
+    assert error["field"] == field and words in error["message"], error
+
+
 def raw_request(url: str, head: bytes, body_chunks=(), read: int = 200) -> bytes:
     parts = urlsplit(url)
     sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
