@@ -34,6 +34,9 @@ def worker_env(code_dir: str, tmp_dir: str, parent: Mapping[str, str] | None = N
         "MALLOC_ARENA_MAX": "2",
         "TF_ENABLE_ONEDNN_OPTS": "0",
         "TF_CPP_MIN_LOG_LEVEL": "1",
+        # The seccomp filter refuses file locks (a channel between jobs): HDF5 (Keras's .h5
+        # files) then opens its files without one instead of failing.
+        "HDF5_USE_FILE_LOCKING": "FALSE",
     }
     for name in PASSED_THROUGH + ENGINE_SETTINGS:
         if source.get(name):

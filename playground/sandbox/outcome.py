@@ -22,6 +22,10 @@ MEMORY_EVIDENCE = (
     "OOM",
 )
 NETWORK_ERRORS = ("ConnectionRefusedError", "gaierror", "ConnectionError", "TimeoutError")
+# What a refused lock looks like (seccomp.py): SQLite's file locking, and Python's fcntl calls
+# ending in EPERM (the traceback names the call).
+LOCK_TEXT = ("access permission denied",)
+LOCK_CALLS = ("flock(", "lockf(")
 NETWORK_TEXT = (
     "Network is unreachable",
     "Connection refused",
@@ -150,6 +154,18 @@ def _explain(report: Report, limits: dict) -> Report:
                     limit=limits["file_mb"], message=report.message
                 )
             ),
+        )
+    if error is not None and (
+        any(text in error.message for text in LOCK_TEXT)
+        or (error.type == "PermissionError" and any(call in error.traceback for call in LOCK_CALLS))
+    ):
+        return dataclasses.replace(
+            report,
+            message=_(
+                "File locks are refused in the playground: a lock on a file is a signal one "
+                "visitor's job could send another's. SQLite works on `:memory:` or on "
+                "`file:name.db?nolock=1` (with `uri=True`). ({message})"
+            ).format(message=report.message),
         )
     return report
 

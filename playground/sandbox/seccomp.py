@@ -34,6 +34,9 @@ REFUSED = (
     "inotify_init",
     "inotify_init1",
     "fanotify_init",
+    # Locks are shared too: two jobs passed 24 of 24 bits through flock on the read-only tree
+    # they share. fcntl's own locks (and dnotify) are refused by command (FCNTL_REFUSED).
+    "flock",
     # Kernel code no job needs, and a frequent home of kernel bugs: eBPF, perf counters,
     # userfaultfd (races in exploits), io_uring.
     "bpf",
@@ -93,6 +96,8 @@ _X86_64 = {
     "kexec_load": 246,
     "kexec_file_load": 320,
     "seccomp": 317,
+    "flock": 73,
+    "fcntl": 72,
 }
 _AARCH64 = {  # no inotify_init: the generic table has only inotify_init1
     "keyctl": 219,
@@ -122,14 +127,20 @@ _AARCH64 = {  # no inotify_init: the generic table has only inotify_init1
     "kexec_load": 104,
     "kexec_file_load": 294,
     "seccomp": 277,
+    "flock": 32,
+    "fcntl": 25,
 }
+# fcntl commands that set a lock another process can see, or watch a directory for another's
+# changes: F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_NOTIFY. Locks a job cannot set, it
+# cannot read either. (Libraries that lock their own files, HDF5's, are told not to: limits.py.)
+FCNTL_REFUSED = (6, 7, 37, 38, 1026)
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 TABLES = {"x86_64": _X86_64, "aarch64": _AARCH64}
 X32_BIT = 0x40000000  # __X32_SYSCALL_BIT: x32 calls arrive as x86_64 with it
 
 # BPF opcodes: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_JMP|BPF_JGE|BPF_K, BPF_RET|BPF_K
 _LD_W_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
-_NR, _ARCH = 0, 4  # offsets in struct seccomp_data
+_NR, _ARCH, _ARG1 = 0, 4, 24  # offsets in struct seccomp_data (args[1]'s low word, little-endian)
 RET_ALLOW, RET_KILL_PROCESS, RET_ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
 PR_SET_NO_NEW_PRIVS = 38
 SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC = 1, 1
@@ -161,8 +172,15 @@ def program(machine: str | None = None) -> bytes:
     ]
     if machine == "x86_64":
         ops += [_op(_JGE, X32_BIT, 0, 1), _op(_RET, RET_KILL_PROCESS)]
-    for i, number in enumerate(refused):  # a match jumps to the EPERM at the end
-        ops.append(_op(_JEQ, number, len(refused) - i, 0))
+    # Then: each refused call jumps to the EPERM at the end; fcntl goes on to its command
+    # (args[1]; the kernel reads it as an unsigned int, so its low word is all of it); any
+    # other call jumps to the ALLOW before the EPERM. Jumps count the instructions skipped.
+    n, m = len(refused), len(FCNTL_REFUSED)
+    for i, number in enumerate(refused):
+        ops.append(_op(_JEQ, number, n - i + m + 2, 0))
+    ops += [_op(_JEQ, TABLES[machine]["fcntl"], 0, m + 1), _op(_LD_W_ABS, _ARG1)]
+    for j, command in enumerate(FCNTL_REFUSED):
+        ops.append(_op(_JEQ, command, m - j, 0))
     ops += [_op(_RET, RET_ALLOW), _op(_RET, RET_ERRNO | errno.EPERM)]
     return b"".join(ops)
 

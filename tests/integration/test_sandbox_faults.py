@@ -170,3 +170,50 @@ def test_a_job_can_grow_no_descriptor_it_inherited(pool) -> None:
     report, _ = timed(pool, script(source))
     assert report.status == "ok", report.message
     assert "done" in report.stdout and "GREW" not in report.stdout, report.stdout
+
+
+# Two jobs at once, one holding a lock on a file of the read-only tree they share (the
+# standard library's os.py), the other probing it: a lock is a bit one visitor's job can set
+# and another's read. Both are refused, flock and fcntl's locks alike (seccomp.py).
+LOCKS = """
+import fcntl, os, time
+shared = open(os.__file__, 'rb')
+for name, lock in (
+    ('flock', lambda: fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)),
+    ('lockf', lambda: fcntl.lockf(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)),
+    ('ofd', lambda: fcntl.fcntl(shared, 37, bytes(32))),  # F_OFD_SETLK
+):
+    try:
+        lock()
+        print(name, 'held')
+    except OSError as error:
+        print(name, os.strerror(error.errno))
+print('flags', fcntl.fcntl(shared, fcntl.F_GETFL) >= 0)  # other commands still work
+time.sleep(1)
+"""
+
+
+def test_jobs_share_no_lock_on_the_read_only_tree(pool) -> None:
+    jobs = [Running(pool, LOCKS, timeout_s=20) for _ in range(2)]
+    for job in jobs:
+        report = job.wait(30)
+        assert report.status == "ok", report.message
+        lines = dict(line.split(" ", 1) for line in report.stdout.splitlines())
+        refused = os.strerror(1)  # EPERM: the filter's answer
+        assert lines == {"flock": refused, "lockf": refused, "ofd": refused, "flags": "True"}, report.stdout
+
+
+def test_a_refused_lock_is_explained(pool) -> None:
+    """SQLite on a file takes a lock: the job is told why it was refused, and the way round."""
+    source = "import sqlite3\nsqlite3.connect('/tmp/x.db').execute('create table t(a)')\n"
+    report, _ = timed(pool, script(source))
+    assert report.status == "error"
+    assert report.message.startswith("File locks are refused in the playground"), report.message
+    fine, _ = timed(
+        pool,
+        script(
+            "import sqlite3\nprint(sqlite3.connect('file:/tmp/y.db?nolock=1', uri=True)"
+            ".execute('select 1').fetchall())\n"
+        ),
+    )
+    assert (fine.status, fine.stdout.strip()) == ("ok", "[(1,)]"), fine.message
