@@ -58,6 +58,11 @@ class Maintenance(LimitError):
     refused with the file's text; Runs already started finish."""
 
 
+class DiskFull(Maintenance):
+    """The server's temporary disk has no room for a job's files: new Runs are refused, as in
+    maintenance, until it has; the operator sees it in the log and in /metrics."""
+
+
 class SandboxError(PlaygroundError, RuntimeError):
     """The sandbox could not start or talk to a worker."""
 

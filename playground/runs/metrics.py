@@ -86,6 +86,11 @@ class _Server:
             ("playground_worker_starts", "Workers started (forked from a zygote, or fresh).", "starts"),
             ("playground_worker_start_failures", "Workers that failed to start.", "start_failures"),
             ("playground_pool_restarts", "Worker pools rebuilt after they stopped working.", "restarts"),
+            (
+                "playground_disk_full_refusals",
+                "Runs refused because the jobs' disk (the server's TMPDIR) was full.",
+                "disk_full_refusals",
+            ),
         ):
             yield CounterMetricFamily(name, help_text, value=stats.get(key, 0))
         kills = CounterMetricFamily(

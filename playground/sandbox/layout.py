@@ -98,6 +98,12 @@ def worker_dirs(uid: int | None) -> WorkerDirs:
     return dirs
 
 
+def room_left() -> int:
+    """Free bytes on the file system of the jobs' folders (the server's TMPDIR)."""
+    found = os.statvfs(base_dir())
+    return found.f_bavail * found.f_frsize
+
+
 def write_job_file(dirs: WorkerDirs, source: str, uid: int | None) -> str:
     path = os.path.join(dirs.job, JOB_FILE)
     with open(path, "w", encoding="utf-8") as f:

@@ -23,11 +23,11 @@ from ..contract.job import Job, Report
 from ..contract.job_control import JobControl
 from ..contract.protocol import OnEvent, Queued, Started, as_event
 from ..contract.source_text import check_text
-from . import exports
+from . import exports, layout
 from .forked import NOTE as FORKED_NOTE
 from .forked import ForkedWorker, Zygotes, fork_wanted
 from .outcome import finish, kill_cause, sandbox_info
-from .process import SandboxConfig, SandboxedWorker, WorkerGone, WorkerProcess
+from .process import SandboxConfig, SandboxedWorker, WorkerGone, WorkerProcess, disk_full
 from .supervisor import supervise
 
 START_TIMEOUT_S = 120.0  # a TF import on a busy 2-core machine; a hung start is an error
@@ -35,6 +35,7 @@ START_TIMEOUT_S = 120.0  # a TF import on a busy 2-core machine; a hung start is
 # prints it): the estimate a visitor is told while the server warms up.
 WARM_UP_S = 15.0
 MAX_START_FAILURES = 3  # then submit raises instead of waiting for workers forever
+MIN_ROOM_BYTES = 16 << 20  # a job's source and its report's files; an export checks its own
 GONE_RETRIES = 2  # a job whose worker was found dead before it got the job goes to another
 
 
@@ -52,6 +53,7 @@ class WorkerPool:
         self._walls: collections.deque[float] = collections.deque(maxlen=20)
         self.starts, self.start_failures = 0, 0  # for /metrics (runs/metrics.py)
         self.kills: collections.Counter[str] = collections.Counter()
+        self.disk_full_refusals = 0
         self._created = time.monotonic()
         self._warm_at: float | None = None  # when the first worker was ready
         self._zygotes = (
@@ -80,6 +82,7 @@ class WorkerPool:
     def _submit_one(self, job: Job, on_event: OnEvent | None, control: JobControl | None = None) -> Report:
         emit = on_event or (lambda event: None)
         asked = time.monotonic()
+        self._check_room()
         for attempt in range(1, GONE_RETRIES + 2):
             worker = self._take(emit)
             # Warm: forked from a zygote that had imported TensorFlow before this job asked.
@@ -109,6 +112,18 @@ class WorkerPool:
         report = finish(outcome, self._sandbox_info(worker, timeout), timeout, job.language)
         report = with_warm(report, warm)
         return exports.with_collected(report, *outcome.files.result())
+
+    def _check_room(self) -> None:
+        """A job needs room for its files on the host (its source, an export): on a full disk it
+        is refused before it queues, with the reason, and counted for the operator."""
+        try:
+            room = layout.room_left()
+        except OSError:
+            return  # no answer: the job's own write says so if it must
+        if room < MIN_ROOM_BYTES:
+            with self._cond:
+                self.disk_full_refusals += 1
+            raise disk_full()
 
     def _take(self, emit: OnEvent) -> SandboxedWorker:
         ticket = object()
@@ -217,6 +232,7 @@ class WorkerPool:
                     "starts": self.starts,
                     "start_failures": self.start_failures,
                     "kills": dict(self.kills),
+                    "disk_full_refusals": self.disk_full_refusals,
                     "warming_s": self.warming_s() or 0.0,
                 }
             ]

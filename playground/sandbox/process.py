@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import collections
+import errno
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -16,7 +18,8 @@ from typing import Any
 
 from ..contract import protocol
 from ..contract.config import Settings
-from ..contract.errors import SandboxError
+from ..contract.errors import DiskFull, SandboxError
+from ..contract.i18n import _
 from ..contract.job import Job, job_to_json
 from . import bwrap, exports, layout
 from . import limits as rlimits
@@ -29,6 +32,7 @@ from .stderr_sink import StderrSink
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spawn")
 WARMING_NICE = 10  # a refilling worker's TF import yields the cores to running jobs
 PROGRESS_CAP = 5_000  # progress messages decoded per job; a flood's rest is dropped
+log = logging.getLogger("playground.sandbox")
 REDUCED = "reduced isolation: not for public hosting"
 NO_CGROUP = "no cgroup per job here: memory and processes are bounded per process (rlimits)"
 
@@ -85,6 +89,17 @@ class SandboxConfig:
         )
 
 
+def disk_full() -> DiskFull:
+    log.warning("sandbox: the jobs' disk is full (%s); Runs are refused until it has room", layout.base_dir())
+    return DiskFull(
+        _(
+            "The server's temporary disk is full, so no job can start now. Your code was not "
+            "the cause, and the operator has been told; try again in a few minutes."
+        ),
+        retry_after_s=60.0,
+    )
+
+
 class WorkerGone(SandboxError):
     """The worker was dead before the job reached it: no code of the job ran, so the pool may
     hand the job to another worker."""
@@ -130,7 +145,12 @@ class SandboxedWorker:
         The worker's processes enter the job's own cgroup first, where there is one."""
         self.prioritise()
         self._enter_cgroup()
-        layout.write_job_file(self.dirs, job.source, self.uid)
+        try:
+            layout.write_job_file(self.dirs, job.source, self.uid)
+        except OSError as error:
+            if error.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise disk_full() from error
+            raise
         job = exports.attach(job, self.dirs.job, self._inside(self.dirs.job, bwrap.JOB_MOUNT), self.uid)
         try:
             self._send_job((job_to_json(job) + "\n").encode())
