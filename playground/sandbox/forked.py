@@ -60,6 +60,7 @@ class Zygote:
         self._serial = itertools.count()
         self.child: ForkedWorker | None = None
         self.pid_namespace = 0
+        self._host_pid: int | None = None
         self.ready_at = math.inf  # when TensorFlow was imported (monotonic)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._control = ours
@@ -104,6 +105,36 @@ class Zygote:
 
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def host_pid(self) -> int | None:
+        """The zygote's own process as the host sees it (bubblewrap's PID 1 in its namespace
+        has the same command line after bwrap's own); found once, by a walk of /proc."""
+        if self._host_pid is None:
+            self._host_pid = self._find_host_pid()
+        return self._host_pid
+
+    def _find_host_pid(self) -> int | None:
+        from .leftovers import processes_in_namespace
+
+        for pid in processes_in_namespace(self.pid_namespace) if self.pid_namespace else ():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    argv = handle.read().split(b"\0")
+            except OSError:
+                continue
+            if b"playground.sandbox.zygote" in argv and not argv[0].endswith(b"bwrap"):
+                return pid
+        return None
+
+    def frozen(self) -> bool:
+        """Stopped (SIGSTOP, a debugger): it would answer no request. Looked at before a fork,
+        so a frozen zygote is replaced at once instead of holding the refill for FORK_WAIT_S."""
+        pid = self.host_pid()
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                return handle.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+        except (OSError, IndexError, TypeError):
+            return False
 
     def _receive(self, timeout_s: float) -> dict:
         self._control.settimeout(timeout_s)
@@ -154,7 +185,11 @@ class Zygote:
     def kill_child(self, keeper: int, wait: bool) -> bool:
         """SIGKILL to a worker's namespace; with wait, True once it is empty. Any doubt (no
         answer, or a namespace that would not empty) and the whole zygote goes instead: it
-        must never fork the next job while anything of the last one may live."""
+        must never fork the next job while anything of the last one may live. A frozen zygote
+        is not asked at all: it would answer nothing (and a job would wait for that)."""
+        if self.frozen():
+            self.kill()
+            return False
         try:
             reply = self._ask({"op": "reap" if wait else "kill", "pid": keeper})
             done = reply.get("gone") is True if wait else "killed" in reply
@@ -290,7 +325,7 @@ class Zygotes:
             self._reserved.add(slot)
         try:
             zygote = self._slots[slot]
-            if zygote is None or not zygote.alive():
+            if zygote is None or not zygote.alive() or zygote.frozen():
                 if zygote is not None:
                     zygote.close()
                 self._slots[slot] = None

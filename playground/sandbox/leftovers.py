@@ -56,6 +56,20 @@ def processes_in_namespace(inode: int) -> list[int]:
     return found
 
 
+def host_pid(inode: int, pid_there: int) -> int | None:
+    """The host's pid of the process that is `pid_there` in the PID namespace with this inode
+    (the last NSpid of /proc/PID/status), or None."""
+    for pid in processes_in_namespace(inode):
+        try:
+            with open(f"/proc/{pid}/status") as handle:
+                nspid = next(line for line in handle if line.startswith("NSpid:")).split()
+        except (OSError, StopIteration):
+            continue
+        if int(nspid[-1]) == pid_there:
+            return pid
+    return None
+
+
 def sweep_until_gone(uid: int, timeout_s: float = 10.0) -> bool:
     """True once no process of uid is left (zombies being reaped count as gone)."""
     deadline = time.monotonic() + timeout_s
