@@ -16,6 +16,7 @@ from ..contract.config import Settings
 from ..contract.errors import LimitError, Maintenance, PlaygroundError, WarmingUp
 from ..contract.i18n import _
 from ..contract.job_control import JobControl
+from ..reports import drawn
 from ..reports.safe_text import markdown_literal
 from ..runs import metrics, shared
 from ..runs.fairness import FairExecutor
@@ -483,6 +484,9 @@ def _run(settings: Settings) -> None:
     live.empty()
     st.session_state.pop(keys.RUN_LIVE, None)
     log_run(session, started, report, client=client)
+    # A worker's report has a file's bounds (contract/protocol.py): drawn within the page's, as
+    # a saved report is, what was cut said above the results.
+    report, cuts = drawn.fit(report)
     progress.finish(_("Done: {summary}").format(summary=markdown_literal(report.message or report.status)))
     # Zipped now, once, and the job's directory deleted: reruns and tab switches reuse the bytes.
     archives = export_zip.collect(report.export.path) if report.export else {}
@@ -496,4 +500,5 @@ def _run(settings: Settings) -> None:
         archives=archives,
         comparison=comparison,
         before_fix=before_fix,
+        cuts=tuple(cuts),
     )

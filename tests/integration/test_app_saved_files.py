@@ -34,3 +34,16 @@ def test_a_huge_timing_sample_is_drawn_cut_and_the_cut_is_said(app: AppTest) -> 
         app.session_state[keys.RESULT_TAB] = label
         app.run()
         assert not app.exception, label
+
+
+def test_a_live_run_s_huge_report_is_drawn_cut_as_a_file_is(app: AppTest, monkeypatch) -> None:
+    """A worker's report has the same bounds as a file (100,000 items a list): a forged one
+    cost the page as much as the file did, drawn whole."""
+    monkeypatch.setenv("PLAYGROUND_UI_EXECUTOR", "ui_support:huge_report")
+    app.run()
+    app.button(key=keys.RUN).click().run()
+    assert not app.exception
+    said = " ".join(shown(w.value) for w in app.warning)
+    assert "`functions[0].timing.eager.samples_s`: its first 10,000 of 100,000 items are shown" in said
+    kept = app.session_state[keys.RESULT].report.functions[0].timing.eager.samples_s
+    assert len(kept) == drawn.limit("samples_s")

@@ -126,6 +126,25 @@ class SubprocessExecutor:
         pass
 
 
+class HugeReportExecutor:
+    """A worker's report as large as the host lets one through (every timing sample a list of
+    100,000 items, within the upload cap), as a worker running hostile code can forge it."""
+
+    def submit(self, job: Job, on_event=None, control=None) -> Report:
+        import hostile_files
+
+        from playground.contract import protocol
+
+        return protocol.decode_report(hostile_files.timing_sample(hostile_files.upload_cap()))
+
+    def close(self) -> None:
+        pass
+
+
+def huge_report() -> HugeReportExecutor:
+    return HugeReportExecutor()
+
+
 def replay() -> ReplayExecutor:
     return ReplayExecutor()
 
