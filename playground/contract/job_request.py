@@ -6,7 +6,6 @@ parsers and the same messages, and a refusal names the field it is about.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import string
 import types
@@ -102,10 +101,11 @@ def to_job(request: JobRequest, config: Settings, *, hosted: bool = False) -> Jo
             "timeout_s", _("--timeout must be positive, got {value}").format(value=request.timeout_s)
         )
     parsed = _grammar(request.calls, config.max_tensor_elements)
-    deep, defined = _read(request.source, bool(request.function))
+    reading = source_info.read(request.source)  # once, and kept for the next few requests
+    deep = reading.nesting_problem()
     if deep:
         raise FieldError("source", deep)
-    called = _called(request, defined)
+    called = _called(request, reading.functions)
     for number, (text, call) in enumerate(zip(request.calls, parsed)):
         problem = call_problem(text, called, config.max_tensor_elements, call)
         if problem:
@@ -184,38 +184,11 @@ def _called(
     return None if found is None or found.wrapped else found
 
 
-@functools.lru_cache(maxsize=32)
-def _read(source: str, named: bool) -> tuple[str, tuple[source_info.FunctionInfo, ...]]:
-    """The code read with Python's parser, once where it can be: why it is too deep to read
-    (or ""), and the functions it defines (`named`: a function is asked for). Functions found
-    mean the parse went through, so there is nothing too deep; only code that defines none is
-    parsed again, for the reason. Kept for the last few sources: the same code run again (a
-    visitor's next Run, a flood of one request) is not parsed again."""
-    if named:
-        defined = tuple(source_info.functions(source))
-        if defined:
-            return "", defined
-    return source_info.nesting_problem(source), ()
-
-
 def _hosted_limits(request: JobRequest, config: Settings) -> None:
-    size = len(request.source.encode("utf-8", "surrogatepass"))  # before check_text: a size first
-    if size > config.max_source_bytes:
-        raise FieldError(
-            "source",
-            _("The code is {size} bytes; the limit is {limit}.").format(
-                size=size, limit=config.max_source_bytes
-            ),
-        )
-    if len(request.calls) > config.max_calls:
-        raise FieldError(
-            "calls",
-            _("{n} calls; the limit is {limit} per run.").format(
-                n=len(request.calls), limit=config.max_calls
-            ),
-        )
-    _text_limit(request, config.max_source_bytes)
-    _marks_limit(request)
+    problem = source_size_problem(request.source, config)  # before check_text: a size first
+    if problem:
+        raise FieldError("source", problem)
+    plan_limits(request, config)
     if not 0 < request.timing_budget_s <= config.max_timing_budget_s:
         raise FieldError(
             "timing_budget_s",
@@ -228,6 +201,41 @@ def _hosted_limits(request: JobRequest, config: Settings) -> None:
             "timeout_s",
             _("timeout_s is at most {limit} s on this server").format(limit=f"{config.timeout_s:g}"),
         )
+
+
+def source_size_problem(source: str, config: Settings) -> str:
+    """Why the code is too large for a hosted run, or "": its UTF-8 bytes, counted without
+    reading it (the page's editor asks this before it parses what was pasted)."""
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > config.max_source_bytes:
+        return _("The code is {size} bytes; the limit is {limit}.").format(
+            size=size, limit=config.max_source_bytes
+        )
+    return ""
+
+
+def plan_limits(request: JobRequest, config: Settings) -> None:
+    """The plan's sizes and counts (its calls, its characters, its marks), each a FieldError
+    before any of it is parsed."""
+    if len(request.calls) > config.max_calls:
+        raise FieldError(
+            "calls",
+            _("{n} calls; the limit is {limit} per run.").format(
+                n=len(request.calls), limit=config.max_calls
+            ),
+        )
+    _text_limit(request, config.max_source_bytes)
+    _marks_limit(request)
+
+
+def plan_problem(calls: typing.Sequence[str], config: Settings, sweep: str | None = None) -> str:
+    """Why a plan (and a size sweep) is refused by its sizes and counts alone, as Run words it, or
+    "": the page says it as the plan is typed, and parses no line of a plan it refuses."""
+    try:
+        plan_limits(JobRequest(source="", calls=tuple(calls), sweep=sweep), config)
+    except FieldError as error:
+        return str(error)
+    return ""
 
 
 # The fields parsed in Python on the server, character by character: with the source's cap over

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from .. import gallery
-from ..contract import i18n, protocol, source_info
+from ..contract import i18n, job_request, protocol, source_info
 from ..contract.config import Settings
 from ..contract.i18n import N_, _, sentences
 from ..contract.job import Job
@@ -329,11 +329,16 @@ def source_editor(settings: Settings) -> list[source_info.FunctionInfo]:
                 "the editor does not load in your browser."
             ),
         )
-    source = st.session_state.get(keys.SOURCE, "")
-    error = source_info.syntax_error(source)
+    source = str(st.session_state.get(keys.SOURCE) or "")
+    too_large = job_request.source_size_problem(source, settings)
+    if too_large:  # Run refuses it by its size: not parsed here either
+        st.error(too_large)
+        return []
+    reading = source_info.read(source)  # once per code, for the picker and the plan too
+    error = reading.syntax_problem()
     if error:
         st.error(_("Syntax error, {error}").format(error=markdown_literal(error)))
-    return source_info.functions(source)
+    return list(reading.functions)
 
 
 SCRIPT = ""  # the picker's entry for script mode: the file runs as `python file.py` would
@@ -343,7 +348,11 @@ def function_picker(infos: list[source_info.FunctionInfo]) -> source_info.Functi
     names = [i.name for i in infos]
     if not names:
         source = str(st.session_state.get(keys.SOURCE) or "")
-        if source.strip() and not source_info.syntax_error(source):  # a syntax error says itself
+        if (
+            source.strip()
+            and not job_request.source_size_problem(source, Settings.from_env())
+            and not source_info.syntax_error(source)
+        ):  # a syntax error, or a size over the limit, says itself
             st.caption(
                 _("No function defined: Run runs the whole file as a script, as `python file.py` would.")
             )

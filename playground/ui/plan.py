@@ -99,10 +99,15 @@ def _rebuilt_note() -> None:
 
 
 def problems(lines: list[str], info: FunctionInfo | None) -> list[str]:
-    """What Run would refuse in the plan, said as it is typed and as Run words it: a form the
-    grammar cannot read, a call that does not fit the function, or a "?" still to fill in."""
+    """What Run would refuse in the plan, said as it is typed and as Run words it: a plan over
+    the sizes and counts Run refuses it by (then no line of it is parsed, here as at Run), a form
+    the grammar cannot read, a call that does not fit the function, or a "?" still to fill in."""
+    settings = Settings.from_env()
+    over = job_request.plan_problem(lines, settings)
+    if over:
+        return [over]
     called = None if info is None or info.wrapped else info
-    cap = Settings.from_env().max_tensor_elements
+    cap = settings.max_tensor_elements
     found = [(number, job_request.call_problem(line, called, cap)) for number, line in enumerate(lines)]
     return [
         job_request.described(FieldError(f"calls[{n}]", problem), lines) for n, problem in found if problem
@@ -224,7 +229,10 @@ def call_lines(text: str) -> list[str]:
 
 
 def sweep_error(text: str, lines: list[str], source: str, function: str) -> str:
-    """Why the size sweep cannot run (as the engine would resize the plan's last call), or ""."""
+    """Why the size sweep cannot run (as the engine would resize the plan's last call), or "".
+    A plan or sweep over Run's sizes and counts is not parsed here: Run refuses it by them."""
+    if job_request.plan_problem(lines, Settings.from_env(), sweep=text):
+        return ""
     try:
         sweep = specs.parse_sweep(text)
     except SpecError as error:
