@@ -68,7 +68,12 @@ def small_tmpdir():
 def test_a_full_tmpdir_is_a_clear_refusal_not_a_job_failure(small_tmpdir) -> None:
     env = dict(os.environ, TMPDIR=small_tmpdir, PYTHONPATH=str(repo_paths.ROOT))
     done = subprocess.run(
-        [sys.executable, "-c", SERVER], cwd=repo_paths.ROOT, env=env, capture_output=True, text=True, timeout=240
+        [sys.executable, "-c", SERVER],
+        cwd=repo_paths.ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     answers = json.loads(done.stdout.splitlines()[-1])
