@@ -36,6 +36,7 @@ from ..contract.errors import (
 )
 from ..contract.i18n import _
 from ..contract.job import Job, Report, to_dict
+from ..contract.job_control import JobControl
 from ..contract.job_request import FieldError, JobRequest
 from ..contract.protocol import OnEvent
 from ..front_door import identity
@@ -188,11 +189,12 @@ def run(
     job_b: Job | None,
     client: str,
     on_event: OnEvent,
+    control: JobControl | None = None,
 ) -> dict[str, Any]:
     """Blocking: the report (or comparison) as the CLI's --json prints it; a refusal in the
     job's language."""
     with i18n.using(job.language):
-        return _run(job, spec, job_b, client, on_event)
+        return _run(job, spec, job_b, client, on_event, control)
 
 
 def _run(
@@ -201,6 +203,7 @@ def _run(
     job_b: Job | None,
     client: str,
     on_event: OnEvent,
+    control: JobControl | None = None,
 ) -> dict[str, Any]:
     executor = shared.executor()
     started = time.monotonic()
@@ -208,7 +211,9 @@ def _run(
     def submit(side: Job, name: str = "") -> Report:
         emit = on_event if not name else (lambda event: on_event({**event, "side": name}))
         try:
-            report = executor.submit(side, emit, client=client)
+            report = executor.submit(side, emit, client=client, control=control)
+            if control is not None and control.stop.is_set():  # its client left: it was killed
+                raise Cancelled("the client closed its stream")
         except PlaygroundError as error:
             log_run("api", started, error=error, client=client)
             raise
@@ -322,7 +327,7 @@ class _Stream(StreamingResponse):
         try:
             await super().__call__(scope, receive, send)
         finally:
-            self.relay.gone = True
+            self.relay.leave()
             await self.lines.aclose()
 
 
@@ -342,7 +347,7 @@ async def _stream(
     """One JSON object a line: each event as it happens, then {"event": "report", ...} (or
     "compare", or "error" with the refusal). A client that reads slowly gets the newest
     events (at most STREAM_EVENTS wait); one that leaves stops its job (Cancelled)."""
-    done = in_thread(lambda: run(job, spec, job_b, client, relay.put))
+    done = in_thread(lambda: run(job, spec, job_b, client, relay.put, relay.control))
     _STREAMS[0] += 1
     try:
         while not done.done():
@@ -358,7 +363,7 @@ async def _stream(
             yield _line(event)
     finally:
         _STREAMS[0] -= 1
-        relay.gone = True  # closed or cancelled: the job's next event stops it
+        relay.leave()  # closed or cancelled: the job is stopped now, not at its next event
         done.add_done_callback(_outcome_read)
     try:
         result = done.result()
@@ -389,10 +394,17 @@ class _Relay:
         self.loop = loop
         self.wake = asyncio.Event()
         self.gone = False
+        self.control = JobControl()  # a job that sends no event (it sleeps) is stopped by it
         self.dropped = 0
         self._events: collections.deque[dict] = collections.deque()
         self._lock = threading.Lock()
         self._waking = False  # a wake-up is on its way to the loop
+
+    def leave(self) -> None:
+        """The client has gone, or has its answer: the job is stopped (and billed, and counted
+        as cancelled) at once; a job already over is not touched."""
+        self.gone = True
+        self.control.stop.set()
 
     def put(self, event: dict) -> None:
         if self.gone:

@@ -32,6 +32,11 @@ class Flood:
         self.emitted = 0
 
     def submit(self, job: Job, on_event=None, control=None) -> Report:
+        if job.source.startswith("# quiet"):  # no event at all: it waits, as a sleeping job does
+            self.underway.set()
+            stopped = control.stop.wait(60)
+            (self.cancelled if stopped else self.finished).set()
+            return Report("2.21.0", "CPU", "killed" if stopped else "ok", None, "", [], [])
         count = int(job.source.split()[-1])
         try:
             for index in range(count):
@@ -159,3 +164,24 @@ def test_a_client_that_leaves_stops_its_job(flooding, reading):
 
     asyncio.run(scenario())
     assert flooding.cancelled.is_set() and flooding.emitted < 100_000_000
+
+
+def test_a_client_that_leaves_stops_a_job_that_sends_no_event_and_the_gauge_returns(flooding):
+    """A job that sends nothing (it sleeps) has no next event to raise Cancelled in: the stream
+    stops it through its control as its client leaves, and the open-streams gauge comes back.
+    Before, it ran to its end (or its timeout) for nobody."""
+    from playground.api.routes import _STREAMS
+
+    async def scenario() -> None:
+        client = Client(b'{"source": "# quiet"}')
+        client.reading.set()
+        answer = ask(client)
+        await until(flooding.underway)
+        assert _STREAMS[0] == 1
+        client.leave.set()
+        await until(flooding.cancelled)
+        await asyncio.wait_for(answer, 30)
+
+    asyncio.run(scenario())
+    assert flooding.cancelled.is_set() and not flooding.finished.is_set()
+    assert _STREAMS[0] == 0
