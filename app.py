@@ -31,6 +31,7 @@ else:  # imported by `streamlit run` to find the ASGI app
     from playground.front_door import hosting
     from playground.front_door.middleware import DoorLimits, FrontDoor
     from playground.front_door.page_headers import PageHeaders
+    from playground.runs import drain
     from playground.ui import code_box, inline_scripts
 
     @contextlib.asynccontextmanager
@@ -42,7 +43,9 @@ else:  # imported by `streamlit run` to find the ASGI app
                 "no listening socket found for TCP_NODELAY: kept-alive answers may wait 40 ms"
             )
         run.warm_at_start()
+        drain.install(_settings.drain_s)  # SIGTERM: the Runs in flight first (runs/drain.py)
         yield
+        drain.clean_up()  # however the server stops: nothing of the sandbox's is left
 
     _settings = settings()
     hosting.configure(_settings.allowed_origins)

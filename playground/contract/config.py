@@ -74,6 +74,7 @@ class Settings:
     # The operator's view (docs/hosting.md)
     metrics_allow: str = "127.0.0.1/32,::1/128"  # PLAYGROUND_METRICS_ALLOW, who may GET /metrics
     maintenance_file: str = ""  # PLAYGROUND_MAINTENANCE_FILE: while it exists, no new Runs
+    drain_s: float = 8.0  # PLAYGROUND_DRAIN_S: on SIGTERM, Runs in flight finish for this long
 
     @property
     def background_slots(self) -> int:

@@ -8,6 +8,7 @@
     ├── LimitError(RuntimeError)    a service limit (source size, calls per plan, rate, queue full)
     │   ├── WarmingUp               the server has just started: its sandbox is loading TensorFlow
     │   └── Maintenance             the operator has closed the server to new Runs, with a message
+    │       └── Restarting          the server is stopping (SIGTERM): no new Runs, or a Run cut short
     ├── SandboxError(RuntimeError)  the sandbox could not run the job at all
     └── Cancelled(RuntimeError)     the client went away; raised from its on_event to stop the job
 
@@ -56,6 +57,12 @@ class WarmingUp(LimitError):
 class Maintenance(LimitError):
     """The operator's maintenance mode (PLAYGROUND_MAINTENANCE_FILE exists): new Runs are
     refused with the file's text; Runs already started finish."""
+
+
+class Restarting(Maintenance):
+    """The server is stopping (a SIGTERM, a container's stop): new Runs are refused while the
+    Runs in flight finish, and a Run the drain's bound cuts short ends with this, which says
+    the server, not the visitor's code, ended it."""
 
 
 class DiskFull(Maintenance):

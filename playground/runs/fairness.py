@@ -31,8 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..contract.config import Settings
-from ..contract.errors import Cancelled, LimitError, Maintenance, WarmingUp
-from ..contract.i18n import _
+from ..contract.errors import Cancelled, LimitError, Maintenance, Restarting, WarmingUp
+from ..contract.i18n import N_, _
 from ..contract.job import Job, Report
 from ..contract.job_control import JobControl
 from ..contract.protocol import OnEvent, Queued, as_event
@@ -40,6 +40,13 @@ from . import metrics
 from .executor import Executor, stats_of, warming_s
 
 WINDOW_S = 60.0
+RESTARTING = N_(
+    "The server is restarting and takes no new Runs. Your code and settings are kept; run again in a minute."
+)
+CUT_SHORT = N_(
+    "The server restarted before your Run finished; your code was not the cause. Your code and "
+    "settings are kept; run again in a minute."
+)
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,7 @@ class FairQueue:
         self._starts: dict[str, collections.deque[float]] = {}
         self._charges: dict[str, collections.deque[tuple[float, float]]] = {}
         self._durations: collections.deque[float] = collections.deque(maxlen=20)
+        self.closed = False  # the server is stopping: a job still waiting is told so
 
     # -- entering --------------------------------------------------------------------------
     def enter(self, client: str) -> _Ticket:
@@ -198,6 +206,8 @@ class FairQueue:
         told: tuple[int, bool] | None = None
         with self._cond:
             while not ticket.admitted:
+                if self.closed:
+                    raise Restarting(_(CUT_SHORT), retry_after_s=60.0)
                 place = self.position(ticket)  # the condition's lock is re-entrant
                 own = self._running[ticket.client] >= self.limits.running_per_client
                 if (place, own) != told:
@@ -216,6 +226,12 @@ class FairQueue:
             elif ticket in self._waiting:
                 self._waiting.remove(ticket)
             self._admit()
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """Every job still waiting leaves, told that the server is stopping."""
+        with self._cond:
+            self.closed = True
             self._cond.notify_all()
 
     def stats(self) -> dict:
@@ -250,6 +266,11 @@ class FairExecutor:
         self.executor = executor
         self.queue = FairQueue(limits)
         self.maintenance_file = maintenance_file
+        self.closed = False
+        self.draining = False  # SIGTERM: no new Runs (drain below)
+        self.cut = False  # the drain's bound passed: the Runs still in flight are stopped
+        self._controls: dict[int, JobControl] = {}  # of the Runs in flight, to stop them then
+        self._lock = threading.Lock()
 
     def submit(
         self,
@@ -260,17 +281,30 @@ class FairExecutor:
     ) -> Report:
         emit = on_event or (lambda event: None)
         self.admit()
+        control = control or JobControl()  # the drain stops the job through it
         ticket = self.queue.enter(client)
         entered, started = time.monotonic(), None  # started: once the job holds a slot
+        with self._lock:
+            self._controls[id(control)] = control
         try:
             self.queue.wait(ticket, emit)
-            if control is not None and control.stop.is_set():  # stopped while it waited
+            if control.stop.is_set():  # stopped while it waited
                 raise Cancelled(_("Stopped before it started."))
             started = time.monotonic()
             metrics.WAITING.observe(started - entered)
             relay = lambda event: self._relay(ticket, event, emit)  # noqa: E731
-            return self.executor.submit(job, relay, control) if control else self.executor.submit(job, relay)
+            try:
+                report = self.executor.submit(job, relay, control)
+            except Exception as error:
+                if self.cut:  # stopped by the drain: the server's doing, not the code's
+                    raise Restarting(_(CUT_SHORT), retry_after_s=60.0) from error
+                raise
+            if self.cut and report.status not in ("ok", "error"):
+                raise Restarting(_(CUT_SHORT), retry_after_s=60.0)
+            return report
         finally:
+            with self._lock:
+                self._controls.pop(id(control), None)
             # Billed by this clock, from the slot's start: a number in the report is the
             # worker's to forge, and a cancelled or failed run still used its time.
             charged = time.monotonic() - started if started is not None else 0.0
@@ -279,11 +313,13 @@ class FairExecutor:
                 metrics.RUNNING.observe(charged)
 
     def warming_s(self) -> float | None:
+        if self.closed:  # asking a closed restarting executor would build a new pool
+            return None
         return warming_s(self.executor)
 
     def stats(self) -> list[dict]:
         """The fair queue's numbers, then the executor's (one dict per pool), for /metrics."""
-        return [self.queue.stats(), *stats_of(self.executor)]
+        return [self.queue.stats(), *([] if self.closed else stats_of(self.executor))]
 
     def maintenance(self) -> str | None:
         """The operator's message while PLAYGROUND_MAINTENANCE_FILE exists (its first 500
@@ -302,6 +338,8 @@ class FairExecutor:
     def admit(self) -> None:
         """Before any queueing, for every door (the page, the API): the operator's maintenance
         mode, then the warm-up. Runs already admitted are not touched."""
+        if self.draining:
+            raise Restarting(_(RESTARTING), retry_after_s=60.0)
         message = self.maintenance()
         if message is not None:
             raise Maintenance(message, retry_after_s=60.0)
@@ -333,5 +371,32 @@ class FairExecutor:
             self.queue.demote(ticket)
         emit(event)
 
+    def in_flight(self) -> int:
+        """Runs admitted and not yet answered: waiting for a slot, or holding one."""
+        stats = self.queue.stats()
+        return stats["waiting"] + stats["running"]
+
+    def drain(self, bound_s: float, clock: Callable[[], float] = time.monotonic) -> int:
+        """On SIGTERM: refuses new Runs from now on, lets those in flight finish for up to
+        `bound_s`, then stops the rest (each ends with CUT_SHORT, billed as any stopped run) and
+        waits a little for them to be answered. Returns how many were cut short."""
+        self.draining = True
+        deadline = clock() + bound_s
+        while self.in_flight() and clock() < deadline:
+            time.sleep(0.05)
+        left = self.in_flight()
+        if left:
+            self.cut = True
+            self.queue.close()
+            with self._lock:
+                controls = list(self._controls.values())
+            for control in controls:
+                control.stop.set()
+            answered_by = clock() + 5.0  # a stopped worker is killed within 0.1 s
+            while self.in_flight() and clock() < answered_by:
+                time.sleep(0.05)
+        return left
+
     def close(self) -> None:
+        self.closed = True
         self.executor.close()

@@ -42,3 +42,9 @@ def _make(factory: str) -> FairExecutor:
     made = FairExecutor(inner, ClientLimits.from_settings(settings), settings.maintenance_file)
     metrics.executor_stats(made.stats)
     return made
+
+
+def made() -> list[FairExecutor]:
+    """The executors made so far (none before the first Run or warm-up)."""
+    with _lock:
+        return list(_executors.values())

@@ -44,6 +44,14 @@ def _base_dir() -> str:
     return path
 
 
+def remove_base_dir() -> None:
+    """Removes this server's dir now, if it made one (the server stopping on a SIGTERM, whose
+    default action would skip atexit)."""
+    with _staging:
+        if _base_dir.cache_info().currsize:
+            shutil.rmtree(_base_dir(), ignore_errors=True)
+
+
 @functools.cache
 def _code_dir() -> str:
     """A world-readable copy of the playground package: the repo may live under /root (0700),
