@@ -4,6 +4,7 @@ kept for the next asker (issue 55: a refusal that parses new code parsed it twic
 from __future__ import annotations
 
 import ast
+import gc
 
 import pytest
 
@@ -87,3 +88,24 @@ def test_the_depth_limit_is_where_it_was(depth):
     source = "x = " + "-" * depth + "1\n"
     tree_depth = depth + 2  # Assign 1, the minuses 2..depth+1, the constant depth+2
     assert bool(source_info.nesting_problem(source)) == (tree_depth > source_info.MAX_NESTING)
+
+
+def test_the_collector_does_not_run_over_a_tree_being_read():
+    """Each of a tree's nodes counts as an allocation: with the server's heap the collector's
+    runs over 54 KB of short lines (one full collection every few readings) cost four times the
+    parse. The tree holds no cycles, so it is read with the collector held off, then on again."""
+    runs: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(info["generation"])
+
+    source = "# held off\n" + UNFIT * 20  # 16,000 nodes: the collector ran 46 times before
+    gc.callbacks.append(seen)
+    try:
+        assert gc.isenabled()
+        source_info.functions(source)
+    finally:
+        gc.callbacks.remove(seen)
+    # at most the one run due when it is on again, over what is left: the tree is gone by then
+    assert len(runs) <= 1 and gc.isenabled()
