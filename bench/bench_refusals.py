@@ -8,7 +8,7 @@ rate refuses only the kind that is about it); the cgroup's CPU read before and a
 issue's figures (issue 55): a 64 KB literal plan and a 3.9 MB body of 1.3 M calls cost 0.13 to
 0.21 CPU-s to refuse, more than a whole Run.
 
-    /opt/tf-playground/venv/bin/python bench/bench_refusals.py [--requests 200] [--runs 10]
+    /opt/tf-playground/venv/bin/python bench/bench_refusals.py [--requests 200] [--runs 10] [--only "54 KB"]
 
 Target (issue 55): a refused request <= 0.01 CPU-s at the 99th percentile. Where no cgroup can be
 made (no root, or a read-only cgroup tree) it says so and stops: a process's own clock ticks are
@@ -170,6 +170,18 @@ def runs(
     return costs
 
 
+def chosen(only: str) -> list[Kind]:
+    """The kinds named (all where none is): the floor always, and a variant ("  the same, ...")
+    with the kind it varies."""
+    parts = [p.strip() for p in only.split(",") if p.strip()]
+    kinds: list[Kind] = []
+    for kind in KINDS:
+        variant = kind.name.startswith("  ") and bool(kinds) and kinds[-1] is KINDS[KINDS.index(kind) - 1]
+        if not parts or kind.name.startswith("floor") or variant or any(p in kind.name for p in parts):
+            kinds.append(kind)
+    return kinds
+
+
 def line(name: str, costs: list[float], mark: bool = True) -> str:
     p99 = percentile(costs, 0.99) or 0.0
     verdict = ("ok" if p99 <= TARGET_S else "OVER") if mark else ""
@@ -181,7 +193,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200, help="of each refused kind")
     parser.add_argument("--runs", type=int, default=10, help="accepted Runs, for the comparison")
+    parser.add_argument(
+        "--only",
+        default="",
+        help='the kinds whose names hold one of these comma-separated parts ("54 KB,new code"), '
+        "beside the floor; the kind after a chosen one is measured too where it is its variant",
+    )
     args = parser.parse_args()
+    kinds = chosen(args.only)
     cgroup = ServerCgroup.make()
     if cgroup is None:
         raise SystemExit("bench_refusals: no cgroup can be made here (it needs root); nothing measured")
@@ -197,10 +216,10 @@ def main() -> None:
     try:
         with own_server(cgroup=cgroup) as (url, _pid):
             wait_until_ready(url)
-            for kind in KINDS:  # warm: the routes, the catalogs, the parsers
+            for kind in kinds:  # warm: the routes, the catalogs, the parsers
                 measure(url, cgroup, kind, 3, client)
             background = idle(cgroup, 5.0)
-            for kind in KINDS:
+            for kind in kinds:
                 results.append((kind, measure(url, cgroup, kind, args.requests, client)))
             run_costs = runs(url, cgroup, args.runs, client, background)
     finally:
