@@ -28,7 +28,7 @@ else:  # imported by `streamlit run` to find the ASGI app
 
     from playground import api
     from playground.contract.config import settings
-    from playground.front_door import hosting
+    from playground.front_door import heap, hosting
     from playground.front_door.middleware import DoorLimits, FrontDoor
     from playground.front_door.page_headers import PageHeaders
     from playground.runs import drain
@@ -43,6 +43,7 @@ else:  # imported by `streamlit run` to find the ASGI app
                 "no listening socket found for TCP_NODELAY: kept-alive answers may wait 40 ms"
             )
         run.warm_at_start()
+        heap.freeze_startup_heap()  # full collections no longer walk what startup loaded
         drain.install(_settings.drain_s)  # SIGTERM: the Runs in flight first (runs/drain.py)
         yield
         drain.clean_up()  # however the server stops: nothing of the sandbox's is left
