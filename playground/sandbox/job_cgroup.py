@@ -185,11 +185,39 @@ def _v1(own: dict[str, str]) -> JobCgroups | None:
 
 
 def _usable(jobs: JobCgroups) -> JobCgroups | None:
-    """Only a parent where a job's group can be made, limited and removed is used."""
+    """Only a parent where a job's group can be made, limited and removed is used. Groups that
+    a server killed outright left behind (its pid is gone) are removed first."""
+    _remove_orphans(jobs)
     trial = jobs.make(memory_mb=64, processes=8)
     if trial is None or not trial.remove(timeout_s=1.0):
         return None
     return jobs
+
+
+def _remove_orphans(jobs: JobCgroups) -> None:
+    """Groups named for a server process that no longer exists (`job-PID-N`)."""
+    orphans: dict[str, dict[str, Path]] = {}
+    for controller, parent in jobs.parents.items():
+        try:
+            children = [p for p in parent.iterdir() if p.is_dir() and p.name.startswith("job-")]
+        except OSError:
+            continue
+        for child in children:
+            pid = child.name.split("-")[1]
+            if pid.isdigit() and not _alive(int(pid)):
+                orphans.setdefault(child.name, {})[controller] = child
+    for dirs in orphans.values():
+        JobCgroup(jobs.version, dirs).remove(timeout_s=1.0)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _own_groups() -> dict[str, str]:

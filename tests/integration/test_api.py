@@ -363,7 +363,7 @@ def test_two_clients_share_the_sandbox_in_turns(server):
 # -- the remote CLI -----------------------------------------------------------------------------
 # What differs between two runs of one job: timings, ids, and how the worker was started (the
 # server forks a warm zygote, the local CLI starts a cold worker; sandbox.notes says which).
-VOLATILE = ("duration_s", "executor", "uid", "timing", "notes", "cpu_s", "tracing_s")
+VOLATILE = ("duration_s", "executor", "uid", "timing", "notes", "cpu_s", "memory_peak_mb", "tracing_s")
 
 
 def stable(value: Any) -> Any:

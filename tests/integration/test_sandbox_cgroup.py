@@ -6,6 +6,8 @@ docs/hosting.md says what that leaves open."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
 
 import pytest
@@ -82,10 +84,34 @@ def test_an_ordinary_job_reports_its_peak_and_leaves_no_group(pool) -> None:
     peak = report.sandbox.memory_peak_mb if report.sandbox else None
     assert peak is not None and 64 <= peak <= LIMIT_MB
     deadline = time.monotonic() + 10  # the worker is released off the job's thread
+    ours = f"job-{os.getpid()}-"  # other processes' pools (another test worker) have their own
     left: list[str] = []
     while time.monotonic() < deadline:
-        left = [p.name for parent in jobs.parents.values() for p in parent.iterdir() if p.is_dir()]
+        left = [
+            p.name for parent in jobs.parents.values() for p in parent.iterdir() if p.name.startswith(ours)
+        ]
         if not left:
             break
         time.sleep(0.1)
     assert not left, f"job groups left behind: {left}"
+
+
+def test_groups_a_killed_server_left_are_removed_when_the_next_one_starts(pool) -> None:
+    """A server killed outright (SIGKILL) removes none of its jobs' groups: the next server's
+    pool removes the groups named for a process that no longer exists, and no other."""
+    jobs = need_cgroups(pool)
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer exists
+    names = [f"job-{dead.pid}-0", f"job-{os.getpid()}-999999"]  # a dead server's, and ours
+    for parent in jobs.parents.values():
+        for name in names:
+            (parent / name).mkdir()
+    try:
+        assert JobCgroups.find() is not None
+        left = {p.name for parent in jobs.parents.values() for p in parent.iterdir()}
+        assert names[0] not in left and names[1] in left
+    finally:
+        for parent in jobs.parents.values():
+            for name in names:
+                if (parent / name).exists():
+                    (parent / name).rmdir()
