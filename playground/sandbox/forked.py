@@ -129,12 +129,10 @@ class Zygote:
     def frozen(self) -> bool:
         """Stopped (SIGSTOP, a debugger): it would answer no request. Looked at before a fork,
         so a frozen zygote is replaced at once instead of holding the refill for FORK_WAIT_S."""
+        from .leftovers import state_of
+
         pid = self.host_pid()
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                return handle.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
-        except (OSError, IndexError, TypeError):
-            return False
+        return pid is not None and state_of(pid) in ("T", "t")
 
     def _receive(self, timeout_s: float) -> dict:
         self._control.settimeout(timeout_s)

@@ -30,6 +30,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from .leftovers import exists
+
 FS = Path("/sys/fs/cgroup")
 PARENT = "playground-jobs"  # made in the server's own group; one child per job
 _serial = itertools.count()
@@ -204,20 +206,10 @@ def _remove_orphans(jobs: JobCgroups) -> None:
             continue
         for child in children:
             pid = child.name.split("-")[1]
-            if pid.isdigit() and not _alive(int(pid)):
+            if pid.isdigit() and not exists(int(pid)):
                 orphans.setdefault(child.name, {})[controller] = child
     for dirs in orphans.values():
         JobCgroup(jobs.version, dirs).remove(timeout_s=1.0)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _own_groups() -> dict[str, str]:

@@ -84,8 +84,25 @@ def sweep_until_gone(uid: int, timeout_s: float = 10.0) -> bool:
 
 
 def _zombie(pid: int) -> bool:
+    return state_of(pid) in (None, "Z")  # gone, or dead and not yet reaped
+
+
+def state_of(pid: int) -> str | None:
+    """A process's state letter in /proc/PID/stat (R, S, T for stopped, Z for a zombie...), or
+    None once it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+            return f.read().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
+        return None
+
+
+def exists(pid: int) -> bool:
+    """Whether a process with this pid exists (a zombie does), whoever owns it."""
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
         return True

@@ -51,8 +51,6 @@ def kill_cause(outcome: Outcome) -> str | None:
         return "crash"
     if outcome.fault is not None:
         return "sandbox"
-    if outcome.oom_killed:
-        return "memory"
     if outcome.signal == signal.SIGXCPU:
         return "cpu"
     if any(word in outcome.stderr for word in MEMORY_EVIDENCE):

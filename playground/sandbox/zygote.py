@@ -40,6 +40,7 @@ import time
 from ..contract.protocol import Exit, as_event
 from . import namespaces
 from .bwrap import JOB_MOUNT
+from .leftovers import exists
 from .readable import readable
 
 KILL_WAIT_S = 5.0
@@ -140,7 +141,7 @@ class Zygote:
         deadline = time.monotonic() + KILL_WAIT_S
         while time.monotonic() < deadline:
             self.reap()
-            if not any(_exists(p) for p in targets):
+            if not any(exists(p) for p in targets):
                 return {"reaped": keeper, "gone": True}
             time.sleep(0.002)
         return {"reaped": keeper, "gone": False}
@@ -259,16 +260,6 @@ def _sigkill(*pids: int) -> None:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
 
 
 def _open_fds() -> list[int]:
